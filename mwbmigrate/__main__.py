@@ -1,0 +1,3 @@
+from mwbmigrate.cli import main
+
+main()
