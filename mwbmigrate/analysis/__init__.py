@@ -1,0 +1,1 @@
+"""Facts shared by codemods: which names denote SGLang's old class and which values hold the old object."""

@@ -1,0 +1,167 @@
+"""The command line: parse flags, call the engine, render the report, pick the exit code.
+
+Exit codes:
+  0  success, or nothing to do
+  1  --check found files that would change (or new review items)
+  2  bad usage, or at least one file could not be processed (the others still are)
+"""
+
+from __future__ import annotations
+
+import enum
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from mwbmigrate import __version__
+from mwbmigrate.codemods import ALL_CODEMODS, codemod_by_key
+from mwbmigrate.engine.apply import dirty_files, write_result
+from mwbmigrate.engine.discovery import DiscoveryError
+from mwbmigrate.engine.runner import run_rewrite
+from mwbmigrate.engine.transform import TransformOptions
+from mwbmigrate.report import colourise, file_diff, render_json, render_markdown, render_summary
+from mwbmigrate.result import FileStatus
+
+EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Migrate SGLang forks and plugins from ModelWorkerBatch to ScheduleBatch.\n\n"
+    "Exit codes: 0 success or nothing to do; 1 --check found changes; 2 bad usage or a file could not be processed.",
+)
+
+
+class OutputFormat(str, enum.Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+
+
+def _stderr() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def _fail(message: str) -> typer.Exit:
+    _stderr().print(f"[red]error:[/red] {message}")
+    return typer.Exit(EXIT_ERROR)
+
+
+def _disabled_codemods(select: list[str], ignore: list[str]) -> frozenset[str]:
+    for key in [*select, *ignore]:
+        if not key.startswith("MWB1") and codemod_by_key(key) is None:
+            raise _fail(f"unknown codemod or review code {key!r}; see `mwbmigrate list-codemods`")
+    codemod_keys = [k for k in select if not k.startswith("MWB1")]
+    disabled = {c.CODE for c in ALL_CODEMODS if codemod_keys and c.CODE not in {codemod_by_key(k).CODE for k in codemod_keys}}
+    disabled |= {codemod_by_key(k).CODE for k in ignore if not k.startswith("MWB1")}
+    return frozenset(disabled)
+
+
+@app.command()
+def rewrite(
+    paths: List[Path] = typer.Argument(..., help="Files or folders to migrate.", show_default=False),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Write nothing; print a unified diff that `git apply` accepts."),
+    check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 when any file would change."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: number of cores)."),
+    include: List[str] = typer.Option([], "--include", help="Only files matching this glob (gitignore syntax); repeatable."),
+    exclude: List[str] = typer.Option([], "--exclude", help="Skip files matching this glob (gitignore syntax); repeatable."),
+    output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", help="Report format on stdout."),
+    allow_dirty: bool = typer.Option(False, "--allow-dirty", help="Rewrite files that have uncommitted changes."),
+    no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
+    no_markers: bool = typer.Option(False, "--no-markers", help="Do not write `# mwbmigrate: MWB1xx` review markers."),
+    select: List[str] = typer.Option([], "--select", help="Run only these codemods / report only these review codes."),
+    ignore: List[str] = typer.Option([], "--ignore", help="Skip these codemods / review codes."),
+) -> None:
+    """Rewrite a codebase from ModelWorkerBatch to ScheduleBatch (in place unless --dry-run or --check)."""
+    if dry_run and check:
+        raise _fail("--dry-run and --check cannot be combined")
+    review_select = frozenset(k for k in select if k.startswith("MWB1")) or None
+    options = TransformOptions(
+        markers=not no_markers,
+        disabled=_disabled_codemods(select, ignore),
+        selected_reviews=review_select,
+        ignored_reviews=frozenset(k for k in ignore if k.startswith("MWB1")),
+    )
+    console = _stderr()
+    show_progress = not no_progress and console.is_terminal
+
+    def progress_factory(total: int):
+        bar = Progress(TextColumn("rewrite"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=True)
+        bar.start()
+        task = bar.add_task("files", total=total)
+        progress_factory.bar = bar  # type: ignore[attr-defined]
+        return lambda n: bar.advance(task, n)
+
+    try:
+        summary = run_rewrite(
+            paths, options, include=include, exclude=exclude, jobs=jobs,
+            progress_factory=progress_factory if show_progress else None,
+        )
+    except DiscoveryError as error:
+        raise _fail(str(error))
+    finally:
+        bar = getattr(progress_factory, "bar", None)
+        if bar is not None:
+            bar.stop()
+
+    writing = not dry_run and not check
+    if writing and summary.changed and not allow_dirty:
+        dirty = dirty_files([Path(r.path) for r in summary.changed])
+        if dirty:
+            names = "\n  ".join(str(p) for p in dirty)
+            raise _fail(
+                "refusing to rewrite files with uncommitted changes (commit or stash them, or pass --allow-dirty):\n  " + names
+            )
+    if writing:
+        for index, result in enumerate(summary.results):
+            if result.status is FileStatus.CHANGED:
+                reason = write_result(result)
+                if reason is not None:
+                    summary.results[index] = replace(result, status=FileStatus.FAILED, error=reason)
+
+    mode = "dry-run" if dry_run else "check" if check else "write"
+    if output_format is OutputFormat.json:
+        sys.stdout.write(render_json(summary, mode=mode))
+    elif output_format is OutputFormat.markdown:
+        sys.stdout.write(render_markdown(summary))
+    else:
+        if dry_run:
+            colour = sys.stdout.isatty()
+            for result in summary.changed:
+                diff = file_diff(result)
+                sys.stdout.flush()
+                sys.stdout.buffer.write((colourise(diff) if colour else diff).encode(result.encoding, "surrogateescape"))
+            sys.stdout.flush()
+        render_summary(summary, console, wrote=writing)
+
+    if summary.failed:
+        raise typer.Exit(EXIT_ERROR)
+    if check and summary.changed:
+        raise typer.Exit(EXIT_CHANGES)
+    raise typer.Exit(EXIT_OK)
+
+
+@app.command("list-codemods")
+def list_codemods() -> None:
+    """List every codemod with its code and one-line description."""
+    for codemod in ALL_CODEMODS:
+        typer.echo(f"{codemod.CODE}  {codemod.NAME:<20} {codemod.SUMMARY}")
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    typer.echo(__version__)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

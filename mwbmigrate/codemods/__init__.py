@@ -1,0 +1,44 @@
+"""The ordered codemod registry.
+
+Order matters, and each dependency is stated once here:
+1. field-renames reads the old types (annotations, `get_model_worker_batch()` bindings) before the
+   renames erase them.
+2. worker-batch-calls merges the bound locals into their receiver before parameter-renames picks
+   `batch`, so a local is never mistaken for a name collision.
+3. isinstance-checks and class-removal must see the class before class-references replaces it.
+4. imports runs after every reference has moved, so it knows which imports are still used.
+keyword-callers is not here: it needs the whole project's renamed signatures (engine pass 2).
+"""
+
+from __future__ import annotations
+
+from mwbmigrate.codemods.base import MigrationCodemod
+from mwbmigrate.codemods.class_references import ReplaceClassReferences
+from mwbmigrate.codemods.class_removal import RemoveOldClass
+from mwbmigrate.codemods.docstrings import UpdateDataFlowDocstrings
+from mwbmigrate.codemods.field_renames import RenameOldObjectFields
+from mwbmigrate.codemods.imports import MigrateImports
+from mwbmigrate.codemods.isinstance_checks import DropOldClassInstanceChecks
+from mwbmigrate.codemods.keyword_callers import RenameKeywordArguments
+from mwbmigrate.codemods.parameter_renames import RenameOldObjectParameters
+from mwbmigrate.codemods.worker_batch_calls import DropWorkerBatchCalls
+
+CODEMODS: tuple[type[MigrationCodemod], ...] = (
+    RenameOldObjectFields,
+    DropWorkerBatchCalls,
+    RenameOldObjectParameters,
+    DropOldClassInstanceChecks,
+    RemoveOldClass,
+    ReplaceClassReferences,
+    MigrateImports,
+    UpdateDataFlowDocstrings,
+)
+SECOND_PASS_CODEMODS: tuple[type[MigrationCodemod], ...] = (RenameKeywordArguments,)
+ALL_CODEMODS = CODEMODS + SECOND_PASS_CODEMODS
+
+
+def codemod_by_key(key: str) -> type[MigrationCodemod] | None:
+    for codemod in ALL_CODEMODS:
+        if key in (codemod.CODE, codemod.NAME):
+            return codemod
+    return None

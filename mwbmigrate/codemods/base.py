@@ -1,0 +1,121 @@
+"""What every codemod shares: its self-description, metadata on the old class, and review markers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar, Sequence
+
+import libcst as cst
+from libcst.codemod import CodemodContext, ContextAwareTransformer
+from libcst.metadata import ParentNodeProvider, QualifiedNameProvider
+
+from mwbmigrate.analysis.old_api import ModuleLocation, is_old_class
+
+MARKER_PREFIX = "# mwbmigrate: "
+
+
+@dataclass
+class MigrationState:
+    """Per-file settings and findings, carried through `CodemodContext.scratch` across codemods."""
+
+    location: ModuleLocation
+    markers: bool = True
+    selected_reviews: frozenset[str] | None = None  # None: every review code
+    ignored_reviews: frozenset[str] = frozenset()
+    renamed_signatures: set[tuple[str, str, str]] = field(default_factory=set)
+    project_signatures: dict[str, dict[str, str]] = field(default_factory=dict)  # function -> {old: new}
+    suggestions: dict[tuple[str, str], str] = field(default_factory=dict)  # (code, reason) -> suggestion
+    changed_by: list[str] = field(default_factory=list)
+
+    def wants_review(self, code: str) -> bool:
+        if code in self.ignored_reviews:
+            return False
+        return self.selected_reviews is None or code in self.selected_reviews
+
+
+STATE_KEY = "mwbmigrate"
+
+
+def state_of(context: CodemodContext) -> MigrationState:
+    return context.scratch[STATE_KEY]
+
+
+def marker_text(code: str, reason: str) -> str:
+    return f"{MARKER_PREFIX}{code} {reason}"
+
+
+def _with_marker(whitespace: cst.TrailingWhitespace, text: str) -> cst.TrailingWhitespace:
+    if whitespace.comment is not None:
+        if text in whitespace.comment.value:
+            return whitespace
+        return whitespace.with_changes(comment=cst.Comment(f"{whitespace.comment.value}  {text}"))
+    return whitespace.with_changes(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(text))
+
+
+def add_marker(statement: cst.CSTNode, text: str) -> cst.CSTNode:
+    """Put a marker comment at the end of the statement's (header) line."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return statement.with_changes(trailing_whitespace=_with_marker(statement.trailing_whitespace, text))
+    body = getattr(statement, "body", None)
+    if isinstance(body, cst.IndentedBlock):
+        return statement.with_changes(body=body.with_changes(header=_with_marker(body.header, text)))
+    if isinstance(body, cst.SimpleStatementSuite):
+        return statement.with_changes(
+            body=body.with_changes(trailing_whitespace=_with_marker(body.trailing_whitespace, text))
+        )
+    return statement
+
+
+class MigrationCodemod(ContextAwareTransformer):
+    """Base of every codemod: a stable code, a one-line summary, and `review()` for refusals.
+
+    `review()` records a marker for the innermost statement around a node; the marker is attached
+    when that statement is left, so line numbers are read off the final text.
+    """
+
+    CODE: ClassVar[str]
+    NAME: ClassVar[str]
+    SUMMARY: ClassVar[str]
+    METADATA_DEPENDENCIES: ClassVar[Sequence] = (ParentNodeProvider, QualifiedNameProvider)
+
+    def __init__(self, context: CodemodContext) -> None:
+        super().__init__(context)
+        self.state = state_of(context)
+        self._pending_markers: dict[int, list[str]] = {}
+        self._changed = False
+
+    # -- facts ---------------------------------------------------------------------------------
+    def names_old_class(self, node: cst.CSTNode) -> bool:
+        qualified = self.get_metadata(QualifiedNameProvider, node, set())
+        return is_old_class(qualified, self.state.location)
+
+    def enclosing_statement(self, node: cst.CSTNode) -> cst.CSTNode:
+        current = node
+        while not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            current = self.get_metadata(ParentNodeProvider, current)
+        return current
+
+    # -- findings ------------------------------------------------------------------------------
+    def review(self, node: cst.CSTNode, code: str, reason: str, suggestion: str = "") -> None:
+        if not self.state.wants_review(code):
+            return
+        self.state.suggestions[(code, reason)] = suggestion
+        statement = self.enclosing_statement(node)
+        self._pending_markers.setdefault(id(statement), []).append(marker_text(code, reason))
+
+    def mark_changed(self) -> None:
+        self._changed = True
+
+    def on_leave(self, original_node, updated_node):  # type: ignore[override]
+        updated = super().on_leave(original_node, updated_node)
+        markers = self._pending_markers.pop(id(original_node), None)
+        if markers and isinstance(updated, cst.CSTNode):
+            for text in markers:
+                updated = add_marker(updated, text)
+        return updated
+
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        result = tree.visit(self)
+        if self._changed or not result.deep_equals(tree):
+            self.state.changed_by.append(self.CODE)
+        return result

@@ -1,0 +1,69 @@
+"""In SGLang's own `schedule_batch.py`: delete `class ModelWorkerBatch` and `get_model_worker_batch`,
+and declare the one-shot override fields on `ScheduleBatch`.
+
+    class ScheduleBatch:                        class ScheduleBatch:
+        ...                                         ...
+        def get_model_worker_batch(self): ... ->    capture_hidden_mode: Optional[CaptureHiddenMode] = None
+    class ModelWorkerBatch: ...                     return_hidden_states_before_norm: bool = False
+
+Only in a module that defines SGLang's class (by qualified name); another project's class of the
+same name is never touched. What `get_model_worker_batch` computed moves to `ForwardBatch.init_new`
+(core migration onto the runtime).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS, OLD_METHOD
+from mwbmigrate.codemods.base import MigrationCodemod
+
+ONE_SHOT_FIELD_DECLARATIONS = {
+    "seq_lens_cpu_cache": "seq_lens_cpu_cache: Optional[torch.Tensor] = None",
+    "capture_hidden_mode": "capture_hidden_mode: Optional[CaptureHiddenMode] = None",
+    "return_hidden_states_before_norm": "return_hidden_states_before_norm: bool = False",
+}
+
+
+def _field_names(body: cst.IndentedBlock) -> set[str]:
+    names = set()
+    for statement in body.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                    names.add(small.target.value)
+    return names
+
+
+class RemoveOldClass(MigrationCodemod):
+    CODE = "MWB009"
+    NAME = "class-removal"
+    SUMMARY = "Delete `class ModelWorkerBatch` and `ScheduleBatch.get_model_worker_batch`; declare the one-shot override fields."
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        return self.state.location.is_schedule_batch_module
+
+    def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef):
+        if original_node.name.value == OLD_CLASS:
+            return cst.RemoveFromParent()
+        if original_node.name.value != NEW_CLASS or not isinstance(updated_node.body, cst.IndentedBlock):
+            return updated_node
+        body = [
+            statement for statement in updated_node.body.body
+            if not (isinstance(statement, cst.FunctionDef) and statement.name.value == OLD_METHOD)
+        ]
+        present = _field_names(updated_node.body)
+        missing = [decl for name, decl in ONE_SHOT_FIELD_DECLARATIONS.items() if name not in present]
+        if missing:
+            last_field = max(
+                (i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
+                 and any(isinstance(small, cst.AnnAssign) for small in s.body)),
+                default=-1,
+            )
+            new_fields = [cst.parse_statement(decl) for decl in missing]
+            new_fields[0] = new_fields[0].with_changes(leading_lines=[
+                cst.EmptyLine(),
+                cst.EmptyLine(comment=cst.Comment("# One-shot per-forward overrides, consumed and reset by ForwardBatch.init_new.")),
+            ])
+            body[last_field + 1:last_field + 1] = new_fields
+        return updated_node.with_changes(body=updated_node.body.with_changes(body=body))

@@ -1,0 +1,81 @@
+"""Rename the parameter that holds the old object to `batch`, with every use in the function.
+
+    def forward_batch_generation(self, model_worker_batch: ModelWorkerBatch):
+        return self.run(model_worker_batch)
+->
+    def forward_batch_generation(self, batch: ModelWorkerBatch):   # annotation: class-references
+        return self.run(batch)
+
+Scope-aware: when `batch` is already bound or read in the function, the parameter becomes
+`schedule_batch` and review item MWB102 is reported; when that is taken too, nothing is renamed.
+A function with two old-object parameters keeps its names. Renamed signatures are recorded so
+keyword callers can follow across files (see keyword-callers).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import PositionProvider, Scope, ScopeProvider
+
+from mwbmigrate.analysis.old_api import FALLBACK_PARAMETER, NEW_PARAMETER
+from mwbmigrate.codemods._shared import param_holds_old_object
+from mwbmigrate.codemods.base import MigrationCodemod
+
+
+def _name_is_taken(scope: Scope, name: str) -> bool:
+    if scope.assignments[name]:
+        return True
+    return any(True for _ in scope.accesses[name])
+
+
+class RenameOldObjectParameters(MigrationCodemod):
+    CODE = "MWB004"
+    NAME = "parameter-renames"
+    SUMMARY = "Rename `model_worker_batch` (and other old-object parameters) to `batch`, with every use."
+    METADATA_DEPENDENCIES = (*MigrationCodemod.METADATA_DEPENDENCIES, ScopeProvider, PositionProvider)
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._renames: dict[cst.CSTNode, str] = {}
+        self._qualified: list[str] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._qualified.append(node.name.value)
+
+    def leave_ClassDef(self, original_node, updated_node):
+        self._qualified.pop()
+        return updated_node
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._qualified.append(node.name.value)
+        params = [
+            p for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)
+            if param_holds_old_object(self, p)
+        ]
+        if len(params) != 1 or params[0].name.value == NEW_PARAMETER:
+            return
+        param = params[0]
+        scope = self.get_metadata(ScopeProvider, node.body, None)
+        if scope is None:
+            return
+        new_name = NEW_PARAMETER
+        if _name_is_taken(scope, NEW_PARAMETER):
+            if _name_is_taken(scope, FALLBACK_PARAMETER):
+                self.review(node, "MWB102", f"`{param.name.value}` not renamed: `batch` and `schedule_batch` are both taken")
+                return
+            new_name = FALLBACK_PARAMETER
+            self.review(node, "MWB102", f"`{param.name.value}` renamed to `{FALLBACK_PARAMETER}`: `batch` is already bound here")
+        old_name = param.name.value
+        self._renames[param.name] = new_name
+        for assignment in scope.assignments[old_name]:
+            for reference in assignment.references:
+                self._renames[reference.node] = new_name
+        self.state.renamed_signatures.add((".".join(self._qualified), old_name, new_name))
+
+    def leave_FunctionDef(self, original_node, updated_node):
+        self._qualified.pop()
+        return updated_node
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        new_name = self._renames.get(original_node)
+        return updated_node.with_changes(value=new_name) if new_name else updated_node

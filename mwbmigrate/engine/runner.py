@@ -1,0 +1,123 @@
+"""Run the codemods over a tree: discover, prefilter, transform in parallel (two passes), collect.
+
+Pass 1 transforms every candidate file and records the signatures whose parameters were renamed.
+The signatures are merged, then pass 2 rewrites keyword callers in the files that still pass
+`model_worker_batch=`. Both passes run across processes; results come back in path order.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable, Iterable
+
+from mwbmigrate.codemods import CODEMODS, SECOND_PASS_CODEMODS
+from mwbmigrate.engine.discovery import Discovery, DiscoveredFile, discover
+from mwbmigrate.engine.transform import TransformOptions, transform_file
+from mwbmigrate.result import FileResult, FileStatus, RunSummary
+
+_KEYWORD_USE = re.compile(r"\b(\w+)\s*=")
+# Below this many candidate files a process pool costs more than it saves.
+PARALLEL_THRESHOLD = 8
+
+Progress = Callable[[int], None]
+
+
+def _pass_one(item: tuple[DiscoveredFile, TransformOptions]) -> FileResult:
+    discovered, options = item
+    return transform_file(discovered.path, discovered.display_path, options, CODEMODS)
+
+
+def _pass_two(item: tuple[FileResult, TransformOptions]) -> FileResult:
+    first, options = item
+    text = first.rewritten if first.rewritten is not None else None
+    second = transform_file(Path(first.path), first.display_path, options, SECOND_PASS_CODEMODS, source_text=text)
+    if second.status is FileStatus.FAILED:
+        return second
+    if text is None and second.status is FileStatus.UNCHANGED:
+        return first
+    suggestions = {(i.code, i.message): i.suggestion for i in first.review_items}
+    items = tuple(replace(i, suggestion=i.suggestion or suggestions.get((i.code, i.message), "")) for i in second.review_items)
+    return replace(
+        second,
+        review_items=items,
+        applied=tuple(dict.fromkeys(first.applied + second.applied)),
+        renamed_signatures=first.renamed_signatures,
+    )
+
+
+def merge_signatures(results: Iterable[FileResult]) -> dict[str, dict[str, str | None]]:
+    """function name -> {old parameter: new parameter}; None where two definitions disagree."""
+    merged: dict[str, dict[str, str | None]] = {}
+    for result in results:
+        for qualified, old, new in result.renamed_signatures:
+            name = qualified.rsplit(".", 1)[-1]
+            renames = merged.setdefault(name, {})
+            if old in renames and renames[old] != new:
+                renames[old] = None
+            else:
+                renames.setdefault(old, new)
+    return merged
+
+
+def _map(function, items: list, jobs: int, progress: Progress | None) -> list:
+    results = []
+    if jobs <= 1 or len(items) < PARALLEL_THRESHOLD:
+        for item in items:
+            results.append(function(item))
+            if progress:
+                progress(1)
+        return results
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for result in pool.map(function, items, chunksize=max(1, len(items) // (jobs * 4))):
+            results.append(result)
+            if progress:
+                progress(1)
+    return results
+
+
+def default_jobs() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def run_rewrite(
+    paths: list[Path],
+    options: TransformOptions,
+    *,
+    include: list[str] | None = None,
+    exclude: list[str] | None = None,
+    jobs: int | None = None,
+    progress_factory: Callable[[int], Progress] | None = None,
+) -> RunSummary:
+    discovery: Discovery = discover(paths, include, exclude)
+    jobs = jobs or default_jobs()
+    summary = RunSummary(discovered=len(discovery.files))
+    for path, reason in discovery.problems:
+        summary.results.append(FileResult(str(path), path.name, FileStatus.FAILED, error=reason))
+
+    progress = progress_factory(len(discovery.files)) if progress_factory else None
+    first = _map(_pass_one, [(f, options) for f in discovery.files], jobs, progress)
+
+    signatures = merge_signatures(first)
+    second_options = replace(options, project_signatures=signatures)
+    results: list[FileResult] = []
+    needs_second: list[int] = []
+    for index, result in enumerate(first):
+        results.append(result)
+        if result.status in (FileStatus.CHANGED, FileStatus.UNCHANGED) and signatures:
+            text = result.rewritten if result.rewritten is not None else None
+            if text is None or any(old in text for renames in signatures.values() for old in renames):
+                needs_second.append(index)
+    if needs_second and signatures:
+        seconds = _map(_pass_two, [(results[i], second_options) for i in needs_second], jobs, None)
+        for index, second in zip(needs_second, seconds):
+            results[index] = second
+    summary.results.extend(results)
+    summary.results.sort(key=lambda r: r.display_path)
+    return summary

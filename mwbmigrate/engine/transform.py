@@ -1,0 +1,170 @@
+"""The pure core: `transform_source(text, ...)` and `transform_file(path, ...)` never raise and do no writes."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+
+from mwbmigrate.analysis.old_api import OLD_API_BYTES, ModuleLocation
+from mwbmigrate.codemods import CODEMODS, SECOND_PASS_CODEMODS, MigrationCodemod
+from mwbmigrate.codemods.base import MARKER_PREFIX, STATE_KEY, MigrationState
+from mwbmigrate.engine.source import DecodedSource, UnreadableSource, decode_source
+from mwbmigrate.result import FileResult, FileStatus, ReviewItem
+
+_MARKER = re.compile(re.escape(MARKER_PREFIX) + r"(MWB\d+) (.*?)(?=\s+#\s*mwbmigrate: |$)")
+
+
+@dataclass(frozen=True)
+class TransformOptions:
+    markers: bool = True
+    disabled: frozenset[str] = frozenset()  # codemod codes or names not to run
+    selected_reviews: frozenset[str] | None = None
+    ignored_reviews: frozenset[str] = frozenset()
+    extra_modules: tuple[str, ...] = ()
+    project_signatures: dict[str, dict[str, str | None]] = field(default_factory=dict)
+
+    def runs(self, codemod: type[MigrationCodemod]) -> bool:
+        return codemod.CODE not in self.disabled and codemod.NAME not in self.disabled
+
+
+@dataclass(frozen=True)
+class TextOutcome:
+    text: str
+    review_items: tuple[ReviewItem, ...]
+    applied: tuple[str, ...]
+    renamed_signatures: tuple[tuple[str, str, str], ...]
+
+
+def _review_items(text: str, display_path: str, suggestions: dict[tuple[str, str], str]) -> tuple[ReviewItem, ...]:
+    items = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if MARKER_PREFIX not in line:
+            continue
+        for match in _MARKER.finditer(line):
+            code, reason = match.group(1), match.group(2).strip()
+            column = len(line) - len(line.lstrip()) + 1
+            items.append(ReviewItem(code, display_path, number, column, reason, suggestions.get((code, reason), "")))
+    return tuple(items)
+
+
+def _strip_new_markers(text: str, original: str) -> str:
+    """Remove markers this run added (for --no-markers), leaving any the user already had."""
+    before = set(original.splitlines())
+    lines = text.splitlines(keepends=True)
+    for index, line in enumerate(lines):
+        body = line.rstrip("\r\n")
+        if MARKER_PREFIX in body and body not in before:
+            ending = line[len(body):]
+            cut = body.find("  " + MARKER_PREFIX)
+            lines[index] = (body[:cut] if cut >= 0 else body) + ending
+    return "".join(lines)
+
+
+def transform_source(
+    text: str,
+    display_path: str,
+    options: TransformOptions,
+    codemods: tuple[type[MigrationCodemod], ...] = CODEMODS,
+) -> TextOutcome:
+    """Run `codemods` in order over one module's text. Raises libcst.ParserSyntaxError on bad input."""
+    module = cst.parse_module(text)
+    state = MigrationState(
+        location=ModuleLocation(display_path, options.extra_modules),
+        markers=options.markers,
+        selected_reviews=options.selected_reviews,
+        ignored_reviews=options.ignored_reviews,
+        project_signatures=options.project_signatures,
+    )
+    context = CodemodContext(filename=display_path, scratch={STATE_KEY: state})
+    for codemod in codemods:
+        if not options.runs(codemod):
+            continue
+        module = codemod(context).transform_module(module)
+    if context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY):
+        module = RemoveImportsVisitor(context).transform_module(module)
+    if context.scratch.get(AddImportsVisitor.CONTEXT_KEY):
+        module = AddImportsVisitor(context).transform_module(module)
+        context.scratch.pop(AddImportsVisitor.CONTEXT_KEY, None)
+    new_text = module.code
+    items = _review_items(new_text, display_path, state.suggestions)
+    if not options.markers:
+        new_text = _strip_new_markers(new_text, text)
+    return TextOutcome(new_text, items, tuple(dict.fromkeys(state.changed_by)), tuple(sorted(state.renamed_signatures)))
+
+
+def _validate(new_text: str, original: str, path: str) -> None:
+    cst.parse_module(new_text)
+    try:
+        compile(original, path, "exec", dont_inherit=True)
+    except SyntaxError:
+        return  # the original targets another Python; LibCST's re-parse is the check that applies
+    compile(new_text, path, "exec", dont_inherit=True)
+
+
+def transform_file(
+    path: Path,
+    display_path: str,
+    options: TransformOptions,
+    codemods: tuple[type[MigrationCodemod], ...] = CODEMODS,
+    source_text: str | None = None,
+) -> FileResult:
+    """Read, prefilter, transform and validate one file. Never raises; never writes."""
+    def failed(reason: str) -> FileResult:
+        return FileResult(str(path), display_path, FileStatus.FAILED, error=reason)
+
+    decoded: DecodedSource
+    try:
+        if path.is_symlink() and not path.exists():
+            return failed("broken symbolic link")
+        if path.is_dir():
+            return failed("is a directory")
+        data = path.read_bytes()
+        if source_text is None and not OLD_API_BYTES.search(data):
+            return FileResult(str(path), display_path, FileStatus.SKIPPED)
+        decoded = decode_source(data)
+    except PermissionError:
+        return failed("permission denied")
+    except UnreadableSource as error:
+        return failed(str(error))
+    except OSError as error:
+        return failed(f"cannot read: {error.strerror or error}")
+
+    original = decoded.text
+    text = source_text if source_text is not None else original
+    try:
+        outcome = transform_source(text, display_path, options, codemods)
+    except cst.ParserSyntaxError as error:
+        return failed(f"does not parse: line {error.raw_line}:{error.raw_column}: {error.message}")
+    except RecursionError:
+        return failed("too deeply nested to parse")
+    except Exception as error:  # a codemod bug must never cost the user a file
+        return failed(f"internal error in a codemod ({error.__class__.__name__}: {error}); file left untouched")
+
+    new_text = outcome.text
+    try:
+        _validate(new_text, original, os.fspath(path))
+    except (SyntaxError, cst.ParserSyntaxError, ValueError) as error:
+        return failed(f"rewritten text did not compile ({error}); file left untouched")
+    try:
+        decoded.encode(new_text)
+    except UnicodeEncodeError:
+        return failed(f"rewritten text cannot be encoded as {decoded.encoding}; file left untouched")
+    status = FileStatus.CHANGED if new_text != original else FileStatus.UNCHANGED
+    return FileResult(
+        path=str(path),
+        display_path=display_path,
+        status=status,
+        original=original if status is FileStatus.CHANGED else None,
+        rewritten=new_text if status is FileStatus.CHANGED else None,
+        encoding=decoded.encoding,
+        has_bom=decoded.has_bom,
+        review_items=outcome.review_items,
+        applied=outcome.applied,
+        renamed_signatures=outcome.renamed_signatures,
+    )

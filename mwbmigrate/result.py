@@ -1,0 +1,69 @@
+"""Typed, frozen, picklable results: one `FileResult` per file feeds the summary, JSON, markdown and exit code."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class FileStatus(str, enum.Enum):
+    SKIPPED = "skipped"  # the prefilter proved the file cannot need a change; never parsed
+    UNCHANGED = "unchanged"  # parsed, nothing to do
+    CHANGED = "changed"
+    FAILED = "failed"  # could not be processed; never modified
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    """A site the tool could not migrate with certainty."""
+
+    code: str
+    path: str
+    line: int
+    column: int
+    message: str
+    suggestion: str = ""
+
+    def location(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
+class FileResult:
+    path: str  # absolute path on disk
+    display_path: str  # path relative to the repository root, as it appears in diffs
+    status: FileStatus
+    original: str | None = None  # decoded text, kept only for changed files (diffs)
+    rewritten: str | None = None
+    encoding: str = "utf-8"
+    has_bom: bool = False
+    error: str | None = None
+    review_items: tuple[ReviewItem, ...] = ()
+    applied: tuple[str, ...] = ()  # codes of the codemods that changed something
+    renamed_signatures: tuple[tuple[str, str, str], ...] = ()  # (function, old parameter, new parameter)
+
+    @property
+    def changed(self) -> bool:
+        return self.status is FileStatus.CHANGED
+
+
+@dataclass
+class RunSummary:
+    results: list[FileResult] = field(default_factory=list)
+    discovered: int = 0
+
+    @property
+    def parsed(self) -> int:
+        return sum(r.status is not FileStatus.SKIPPED for r in self.results)
+
+    @property
+    def changed(self) -> list[FileResult]:
+        return [r for r in self.results if r.status is FileStatus.CHANGED]
+
+    @property
+    def failed(self) -> list[FileResult]:
+        return [r for r in self.results if r.status is FileStatus.FAILED]
+
+    @property
+    def review_items(self) -> list[ReviewItem]:
+        return [item for r in self.results for item in r.review_items]
