@@ -59,7 +59,7 @@ def _make_batch_class() -> type:
     cls = dataclasses.make_dataclass(
         "SpecV2Batch", [(n, Any, dataclasses.field(default=None)) for n in names]
     )
-    cls.is_spec_v2 = property(lambda self: self.spec_algorithm.supports_spec_v2())
+    setattr(cls, "is_spec_v2", property(lambda self: self.spec_algorithm.supports_spec_v2()))
     return cls
 
 
@@ -84,7 +84,7 @@ def baseline_isolation(batch: Any, ring: Any = None) -> Iterator[None]:
     try:
         yield
     finally:
-        if full:
+        if snapshot is not None:
             for name, value in snapshot.items():
                 setattr(batch, name, value)
         else:

@@ -44,12 +44,12 @@ SCHEDULE_BATCH_MODULE_SUFFIX = "managers.schedule_batch"
 class ModuleLocation:
     """Where the file being rewritten sits, which decides how relative imports are read."""
 
-    display_path: str
+    path: str  # posix path of the module, absolute when it is on disk
     extra_modules: tuple[str, ...] = ()  # further dotted module paths that define SGLang's class
 
     @property
     def parts(self) -> tuple[str, ...]:
-        return PurePosixPath(self.display_path).parts
+        return PurePosixPath(self.path).parts
 
     @property
     def inside_sglang(self) -> bool:

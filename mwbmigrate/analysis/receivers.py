@@ -186,7 +186,7 @@ def analyse_function(codemod, function: cst.FunctionDef, param_is_old) -> Functi
             ))
             candidates.pop(name)
             continue
-        reason = _write_before_read(name, receiver, collector, position, first)
+        reason = _write_before_read(name, receiver, collector, position, binding_lines)
         if reason is not None:
             facts.refusals.append((assigns_by_name[name][0][0], reason))
             candidates.pop(name)
@@ -222,11 +222,12 @@ def _alias_refusal(name, receiver, candidates, assigns_by_name, scope, function)
     return None
 
 
-def _write_before_read(name, receiver, collector, position, first_binding) -> str | None:
+def _write_before_read(name, receiver, collector, position, binding_lines) -> str | None:
+    """A write to `receiver.<attr>` between the binding a read of `name.<attr>` sees and that read."""
     writes = [
         (position(node).start.line, attr)
         for node, base, attr in collector.attribute_writes
-        if base == receiver and position(node).start.line > first_binding
+        if base == receiver
     ]
     if not writes:
         return None
@@ -234,8 +235,12 @@ def _write_before_read(name, receiver, collector, position, first_binding) -> st
         if base != name:
             continue
         read_line = position(node).start.line
+        earlier = [line for line in binding_lines if line < read_line]
+        if not earlier:
+            continue
+        binding = max(earlier)
         for write_line, written in writes:
-            if written == attr and first_binding < write_line < read_line:
+            if written == attr and binding < write_line < read_line:
                 return (
                     f"`{receiver}.{attr}` is written before `{name}.{attr}` is read, so the old "
                     f"snapshot and the live batch differ"

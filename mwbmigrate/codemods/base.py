@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar, Sequence
 
 import libcst as cst
 from libcst.codemod import CodemodContext, ContextAwareTransformer
-from libcst.metadata import ParentNodeProvider, QualifiedNameProvider
+from libcst.metadata import MetadataWrapper, QualifiedNameProvider
 
 from mwbmigrate.analysis.old_api import ModuleLocation, is_old_class
 
@@ -66,6 +66,22 @@ def add_marker(statement: cst.CSTNode, text: str) -> cst.CSTNode:
     return statement
 
 
+def without_leading_blank_lines(statement: cst.CSTNode) -> cst.CSTNode:
+    lines = getattr(statement, "leading_lines", ())
+    index = 0
+    while index < len(lines) and lines[index].comment is None:
+        index += 1
+    return statement.with_changes(leading_lines=lines[index:]) if index else statement
+
+
+def tidy_block_start(original_body: Sequence[cst.CSTNode], updated_body: Sequence[cst.CSTNode]) -> list[cst.CSTNode]:
+    """When a block's first statement was deleted, the blank lines that followed it go too."""
+    body = list(updated_body)
+    if body and original_body and not body[0].deep_equals(original_body[0]):
+        body[0] = without_leading_blank_lines(body[0])
+    return body
+
+
 class MigrationCodemod(ContextAwareTransformer):
     """Base of every codemod: a stable code, a one-line summary, and `review()` for refusals.
 
@@ -76,24 +92,37 @@ class MigrationCodemod(ContextAwareTransformer):
     CODE: ClassVar[str]
     NAME: ClassVar[str]
     SUMMARY: ClassVar[str]
-    METADATA_DEPENDENCIES: ClassVar[Sequence] = (ParentNodeProvider, QualifiedNameProvider)
+    METADATA_DEPENDENCIES: ClassVar[Sequence] = (QualifiedNameProvider,)
 
     def __init__(self, context: CodemodContext) -> None:
         super().__init__(context)
         self.state = state_of(context)
         self._pending_markers: dict[int, list[str]] = {}
         self._changed = False
+        # Ancestors of the node being visited; cheaper than ParentNodeProvider on large modules.
+        self._ancestors: list[cst.CSTNode] = []
 
     # -- facts ---------------------------------------------------------------------------------
     def names_old_class(self, node: cst.CSTNode) -> bool:
         qualified = self.get_metadata(QualifiedNameProvider, node, set())
         return is_old_class(qualified, self.state.location)
 
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The parent of a node on the current visiting path (the node itself or one of its ancestors)."""
+        for index in range(len(self._ancestors) - 1, 0, -1):
+            if self._ancestors[index] is node:
+                return self._ancestors[index - 1]
+        return None
+
     def enclosing_statement(self, node: cst.CSTNode) -> cst.CSTNode:
-        current = node
-        while not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            current = self.get_metadata(ParentNodeProvider, current)
-        return current
+        current: cst.CSTNode | None = node
+        while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            current = self.parent(current)
+        return current if current is not None else node
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self._ancestors.append(node)
+        return super().on_visit(node)
 
     # -- findings ------------------------------------------------------------------------------
     def review(self, node: cst.CSTNode, code: str, reason: str, suggestion: str = "") -> None:
@@ -108,14 +137,24 @@ class MigrationCodemod(ContextAwareTransformer):
 
     def on_leave(self, original_node, updated_node):  # type: ignore[override]
         updated = super().on_leave(original_node, updated_node)
+        self._ancestors.pop()
         markers = self._pending_markers.pop(id(original_node), None)
         if markers and isinstance(updated, cst.CSTNode):
             for text in markers:
                 updated = add_marker(updated, text)
         return updated
 
+    @classmethod
+    def applies_to(cls, text: str, state: MigrationState) -> bool:
+        """A cheap textual test: False means this codemod cannot change the module (skipped)."""
+        return True
+
+    def transform_module(self, tree: cst.Module) -> cst.Module:
+        # The module is never reused after a pass, so the wrapper's defensive deep copy is waste.
+        wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+        with self.resolve(wrapper):
+            self.context = replace(self.context, wrapper=wrapper)
+            return self.transform_module_impl(wrapper.module)
+
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        result = tree.visit(self)
-        if self._changed or not result.deep_equals(tree):
-            self.state.changed_by.append(self.CODE)
-        return result
+        return tree.visit(self)

@@ -47,6 +47,10 @@ class ReplaceClassReferences(MigrationCodemod):
     SUMMARY = "Replace `ModelWorkerBatch` in annotations and type expressions with `ScheduleBatch`; collapse `Union`s; widen to `Optional` where the body tests `is None`."
     METADATA_DEPENDENCIES = (*MigrationCodemod.METADATA_DEPENDENCIES, ScopeProvider)
 
+    @classmethod
+    def applies_to(cls, text, state):
+        return OLD_CLASS in text
+
     def __init__(self, context) -> None:
         super().__init__(context)
         self._old_local_names: set[str] = set()
@@ -60,7 +64,7 @@ class ReplaceClassReferences(MigrationCodemod):
         for assignment in scope.assignments:
             if isinstance(assignment.node, (cst.Import, cst.ImportFrom)) and assignment.name and "." not in assignment.name:
                 for access in assignment.references:
-                    if self.names_old_class(access.node):
+                    if isinstance(access.node, (cst.Name, cst.Attribute)) and self.names_old_class(access.node):
                         self._old_local_names.add(assignment.name)
 
     def _replacement(self, node: cst.BaseExpression) -> cst.BaseExpression:
@@ -71,7 +75,7 @@ class ReplaceClassReferences(MigrationCodemod):
     def _is_reference(self, original: cst.BaseExpression) -> bool:
         if not self.names_old_class(original):
             return False
-        parent = self.get_metadata(cst.metadata.ParentNodeProvider, original)
+        parent = self.parent(original)
         if isinstance(parent, (cst.ImportAlias, cst.ClassDef)):
             return False
         if isinstance(parent, cst.Attribute) and parent.value is original:
@@ -101,7 +105,7 @@ class ReplaceClassReferences(MigrationCodemod):
                 return True
             if isinstance(current, (cst.BaseStatement, cst.Module)):
                 return False
-            current = self.get_metadata(cst.metadata.ParentNodeProvider, current, None)
+            current = self.parent(current)
         return False
 
     def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> cst.BaseExpression:

@@ -40,6 +40,10 @@ class RemoveOldClass(MigrationCodemod):
     NAME = "class-removal"
     SUMMARY = "Delete `class ModelWorkerBatch` and `ScheduleBatch.get_model_worker_batch`; declare the one-shot override fields."
 
+    @classmethod
+    def applies_to(cls, text, state):
+        return state.location.is_schedule_batch_module
+
     def visit_Module(self, node: cst.Module) -> bool:
         return self.state.location.is_schedule_batch_module
 
@@ -62,7 +66,7 @@ class RemoveOldClass(MigrationCodemod):
             )
             new_fields = [cst.parse_statement(decl) for decl in missing]
             new_fields[0] = new_fields[0].with_changes(leading_lines=[
-                cst.EmptyLine(),
+                cst.EmptyLine(indent=False),
                 cst.EmptyLine(comment=cst.Comment("# One-shot per-forward overrides, consumed and reset by ForwardBatch.init_new.")),
             ])
             body[last_field + 1:last_field + 1] = new_fields

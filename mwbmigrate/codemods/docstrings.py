@@ -44,6 +44,10 @@ class UpdateDataFlowDocstrings(MigrationCodemod):
     NAME = "docstrings"
     SUMMARY = "Rewrite the data-flow line `ScheduleBatch -> ModelWorkerBatch -> ForwardBatch` in docstrings."
 
+    @classmethod
+    def applies_to(cls, text, state):
+        return OLD_FLOW in text
+
     def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString):
         if OLD_FLOW not in updated_node.value:
             return updated_node

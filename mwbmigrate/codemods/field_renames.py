@@ -26,6 +26,10 @@ class RenameOldObjectFields(MigrationCodemod):
         *MigrationCodemod.METADATA_DEPENDENCIES, ScopeProvider, PositionProvider, ExpressionContextProvider,
     )
 
+    @classmethod
+    def applies_to(cls, text, state):
+        return any(field in text for field in (*RENAMED_FIELDS, *FIELDS_COMPUTED_FROM_REQS))
+
     def __init__(self, context) -> None:
         super().__init__(context)
         self._receivers: set[cst.Name] = set()

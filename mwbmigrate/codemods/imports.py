@@ -21,7 +21,7 @@ from mwbmigrate.codemods.base import MigrationCodemod
 
 
 def _module_name(node: cst.ImportFrom) -> str:
-    dots = "".join(dot.value for dot in node.relative)
+    dots = "." * len(node.relative)
     module = cst.Module([]).code_for_node(node.module) if node.module is not None else ""
     return dots + module
 
@@ -60,6 +60,10 @@ class MigrateImports(MigrationCodemod):
     SUMMARY = "Import `ScheduleBatch` instead of `ModelWorkerBatch` in the same block; drop duplicates and imports nothing uses."
     METADATA_DEPENDENCIES = (*MigrationCodemod.METADATA_DEPENDENCIES, ScopeProvider)
 
+    @classmethod
+    def applies_to(cls, text, state):
+        return OLD_CLASS in text
+
     def __init__(self, context) -> None:
         super().__init__(context)
         self._new_class_needed = False
@@ -90,6 +94,13 @@ class MigrateImports(MigrationCodemod):
         aliases = list(updated_node.names)
         old = [a for a in aliases if _alias_name(a) == OLD_CLASS and _local_name(a) not in self._old_names_in_use]
         if not old:
+            still_used = any(_alias_name(a) == OLD_CLASS for a in aliases)
+            if still_used and self._new_class_needed and not self._new_class_imported:
+                # The old name stays for a refused site; the new one is needed beside it.
+                self._new_class_imported = True
+                last = aliases[-1]
+                aliases[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                return updated_node.with_changes(names=[*aliases, cst.ImportAlias(name=cst.Name(NEW_CLASS), comma=last.comma)])
             return updated_node
         kept = [a for a in aliases if a not in old]
         names = [_local_name(a) for a in kept]

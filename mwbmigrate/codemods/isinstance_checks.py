@@ -16,6 +16,8 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from mwbmigrate.analysis.old_api import OLD_CLASS
+
 from mwbmigrate.codemods.base import MigrationCodemod
 
 
@@ -23,6 +25,10 @@ class DropOldClassInstanceChecks(MigrationCodemod):
     CODE = "MWB008"
     NAME = "isinstance-checks"
     SUMMARY = "Delete branches guarded by `isinstance(x, ModelWorkerBatch)` (always false now), keep the `else`."
+
+    @classmethod
+    def applies_to(cls, text, state):
+        return "isinstance" in text and OLD_CLASS in text
 
     def _checked_class(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
         if m.matches(node, m.Call(func=m.Name("isinstance"), args=[m.Arg(keyword=None), m.Arg(keyword=None)])):
@@ -38,7 +44,7 @@ class DropOldClassInstanceChecks(MigrationCodemod):
         negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         if not self._is_old_instance_check(test.expression if negated else test):
             return updated_node
-        parent = self.get_metadata(cst.metadata.ParentNodeProvider, original_node)
+        parent = self.parent(original_node)
         if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
             self.review(original_node, "MWB110", "`elif isinstance(..., ModelWorkerBatch)` is always false now; remove the branch")
             return updated_node
@@ -65,8 +71,8 @@ class DropOldClassInstanceChecks(MigrationCodemod):
         checked = self._checked_class(original_node)
         if checked is None or not isinstance(checked, cst.Tuple):
             if checked is not None and self.names_old_class(checked):
-                parent = self.get_metadata(cst.metadata.ParentNodeProvider, original_node)
-                grandparent = self.get_metadata(cst.metadata.ParentNodeProvider, parent, None)
+                parent = self.parent(original_node)
+                grandparent = self.parent(parent)
                 is_if_test = isinstance(parent, cst.If) or (
                     isinstance(parent, cst.UnaryOperation) and isinstance(grandparent, cst.If)
                 )

@@ -28,6 +28,10 @@ class RenameKeywordArguments(MigrationCodemod):
     NAME = "keyword-callers"
     SUMMARY = "Rename `model_worker_batch=` keywords in calls to functions whose parameter was renamed."
 
+    @classmethod
+    def applies_to(cls, text, state):
+        return any(old in text for renames in state.project_signatures.values() for old in renames)
+
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         callee = _callee_name(updated_node.func)
         renames = self.state.project_signatures.get(callee or "", {})

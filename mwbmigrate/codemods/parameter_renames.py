@@ -17,7 +17,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider, Scope, ScopeProvider
 
-from mwbmigrate.analysis.old_api import FALLBACK_PARAMETER, NEW_PARAMETER
+from mwbmigrate.analysis.old_api import FALLBACK_PARAMETER, NEW_PARAMETER, OLD_CLASS, OLD_PARAMETER
 from mwbmigrate.codemods._shared import param_holds_old_object
 from mwbmigrate.codemods.base import MigrationCodemod
 
@@ -33,6 +33,10 @@ class RenameOldObjectParameters(MigrationCodemod):
     NAME = "parameter-renames"
     SUMMARY = "Rename `model_worker_batch` (and other old-object parameters) to `batch`, with every use."
     METADATA_DEPENDENCIES = (*MigrationCodemod.METADATA_DEPENDENCIES, ScopeProvider, PositionProvider)
+
+    @classmethod
+    def applies_to(cls, text, state):
+        return OLD_PARAMETER in text or OLD_CLASS in text
 
     def __init__(self, context) -> None:
         super().__init__(context)

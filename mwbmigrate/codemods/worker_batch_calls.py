@@ -20,7 +20,7 @@ from libcst.metadata import PositionProvider, ScopeProvider
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
 from mwbmigrate.analysis.receivers import old_method_call, override_argument
 from mwbmigrate.codemods._shared import PASS_LINE, function_facts
-from mwbmigrate.codemods.base import MigrationCodemod
+from mwbmigrate.codemods.base import MigrationCodemod, tidy_block_start
 
 
 def _accessor_only(test: cst.BaseExpression) -> bool:
@@ -49,6 +49,10 @@ class DropWorkerBatchCalls(MigrationCodemod):
     NAME = "worker-batch-calls"
     SUMMARY = "Delete `x = batch.get_model_worker_batch()` and read `batch` wherever `x` was read; overrides become `batch.seq_lens_cpu_cache = E`."
     METADATA_DEPENDENCIES = (*MigrationCodemod.METADATA_DEPENDENCIES, ScopeProvider, PositionProvider)
+
+    @classmethod
+    def applies_to(cls, text, state):
+        return OLD_METHOD in text
 
     def __init__(self, context) -> None:
         super().__init__(context)
@@ -84,7 +88,7 @@ class DropWorkerBatchCalls(MigrationCodemod):
         call = old_method_call(updated_node)
         if call is None or self._function_depth == 0:
             return updated_node
-        parent = self.get_metadata(cst.metadata.ParentNodeProvider, original_node)
+        parent = self.parent(original_node)
         if isinstance(parent, cst.Assign) or original_node.args:
             if original_node.args and not isinstance(parent, cst.Assign):
                 self.review(original_node, "MWB101", f"inline `{OLD_METHOD}({OVERRIDE_ARGUMENT}=...)` kept: hoist the override by hand")
@@ -105,6 +109,8 @@ class DropWorkerBatchCalls(MigrationCodemod):
 
     def leave_IndentedBlock(self, original_node, updated_node):
         if updated_node.body or not original_node.body:
+            if len(updated_node.body) != len(original_node.body):
+                return updated_node.with_changes(body=tidy_block_start(original_node.body, updated_node.body))
             return updated_node
         filled = updated_node.with_changes(body=[PASS_LINE])
         self._emptied.add(id(filled))
@@ -115,7 +121,7 @@ class DropWorkerBatchCalls(MigrationCodemod):
         orelse = updated_node.orelse
         if not body_emptied or not _accessor_only(updated_node.test):
             return updated_node
-        parent = self.get_metadata(cst.metadata.ParentNodeProvider, original_node)
+        parent = self.parent(original_node)
         if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
             return updated_node
         if orelse is None or (isinstance(orelse, cst.Else) and id(orelse.body) in self._emptied):

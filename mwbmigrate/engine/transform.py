@@ -13,7 +13,7 @@ from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from mwbmigrate.analysis.old_api import OLD_API_BYTES, ModuleLocation
 from mwbmigrate.codemods import CODEMODS, SECOND_PASS_CODEMODS, MigrationCodemod
-from mwbmigrate.codemods.base import MARKER_PREFIX, STATE_KEY, MigrationState
+from mwbmigrate.codemods.base import MARKER_PREFIX, STATE_KEY, MigrationState, tidy_block_start
 from mwbmigrate.engine.source import DecodedSource, UnreadableSource, decode_source
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 
@@ -71,23 +71,37 @@ def transform_source(
     display_path: str,
     options: TransformOptions,
     codemods: tuple[type[MigrationCodemod], ...] = CODEMODS,
+    location_path: str | None = None,
 ) -> TextOutcome:
-    """Run `codemods` in order over one module's text. Raises libcst.ParserSyntaxError on bad input."""
+    """Run `codemods` in order over one module's text. Raises libcst.ParserSyntaxError on bad input.
+
+    `location_path` (default: `display_path`) is where the module sits, which decides whether
+    relative imports and a local class definition are SGLang's own.
+    """
     module = cst.parse_module(text)
     state = MigrationState(
-        location=ModuleLocation(display_path, options.extra_modules),
+        location=ModuleLocation(Path(location_path or display_path).as_posix(), options.extra_modules),
         markers=options.markers,
         selected_reviews=options.selected_reviews,
         ignored_reviews=options.ignored_reviews,
         project_signatures=options.project_signatures,
     )
     context = CodemodContext(filename=display_path, scratch={STATE_KEY: state})
+    current = text
     for codemod in codemods:
-        if not options.runs(codemod):
+        if not options.runs(codemod) or not codemod.applies_to(current, state):
             continue
         module = codemod(context).transform_module(module)
+        rendered = module.code
+        if rendered != current:
+            state.changed_by.append(codemod.CODE)
+            current = rendered
     if context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY):
-        module = RemoveImportsVisitor(context).transform_module(module)
+        pruned = RemoveImportsVisitor(context).transform_module(module)
+        if pruned.body and module.body and len(pruned.body) != len(module.body) and not pruned.header:
+            # A removed first import must not leave the module starting with a blank line.
+            pruned = pruned.with_changes(body=tidy_block_start(module.body, pruned.body))
+        module = pruned
     if context.scratch.get(AddImportsVisitor.CONTEXT_KEY):
         module = AddImportsVisitor(context).transform_module(module)
         context.scratch.pop(AddImportsVisitor.CONTEXT_KEY, None)
@@ -138,7 +152,7 @@ def transform_file(
     original = decoded.text
     text = source_text if source_text is not None else original
     try:
-        outcome = transform_source(text, display_path, options, codemods)
+        outcome = transform_source(text, display_path, options, codemods, location_path=os.fspath(path))
     except cst.ParserSyntaxError as error:
         return failed(f"does not parse: line {error.raw_line}:{error.raw_column}: {error.message}")
     except RecursionError:

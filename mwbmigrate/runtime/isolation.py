@@ -54,13 +54,14 @@ __all__ = [
 #: ``True``/``False``: always / never.
 SnapshotPolicy = Union[bool, Literal["spec_v2", "any_spec"], None]
 
-_MISSING: Final = object()
+_MISSING: Final[Any] = object()
 _FRESH, _ENTERED, _EXITED = 0, 1, 2
 _POLICIES: Final = ("spec_v2", "any_spec")
+_OBJECT_SETATTR: Final[Any] = object.__setattr__
 
-# id() of every batch inside an isolation. Ids are stable while the batch is alive,
-# and the ForwardIsolation holds a reference to it until exit.
-_ACTIVE: set[int] = set()
+# id() -> batch, for every batch inside an isolation. Holding the batch keeps its id
+# from being reused by another object, even if an isolation is abandoned unexited.
+_ACTIVE: dict[int, Any] = {}
 
 
 class NestedIsolationError(RuntimeError):
@@ -104,7 +105,7 @@ class _ClassPlan:
             fields = tuple(f.name for f in dataclasses.fields(cls))
         slot_names = _slot_names(cls)
         self.has_dict = hasattr(batch, "__dict__")
-        plain_setattr = cls.__setattr__ is object.__setattr__
+        plain_setattr = getattr(cls, "__setattr__") is _OBJECT_SETATTR
         descriptor_names = tuple(
             n for n in dict.fromkeys(fields + slot_names) if _is_settable_descriptor(cls, n)
         )
@@ -132,7 +133,8 @@ class _ClassPlan:
 
     def capture(self, batch: Any) -> dict[str, Any]:
         if self.fast:
-            return batch.__dict__.copy()
+            copied: dict[str, Any] = batch.__dict__.copy()
+            return copied
         snap: dict[str, Any] = dict(vars(batch)) if self.has_dict else {}
         for name in self.named:
             if name not in snap:
@@ -236,7 +238,7 @@ def restore_batch(batch: Any, snapshot: dict[str, Any]) -> None:
 
 def is_isolated(batch: Any) -> bool:
     """Whether ``batch`` is inside an ``overlap_forward_isolation`` block right now."""
-    return id(batch) in _ACTIVE
+    return _ACTIVE.get(id(batch)) is batch
 
 
 def _wants_snapshot(batch: Any, policy: SnapshotPolicy) -> bool:
@@ -304,13 +306,13 @@ class ForwardIsolation:
         key = id(batch)
         if self._state:
             raise RuntimeError("a ForwardIsolation can be entered only once; make a new one")
-        if key in _ACTIVE:
+        if _ACTIVE.get(key) is batch:
             self._state = _EXITED
             raise NestedIsolationError(
                 f"{type(batch).__name__} at {key:#x} is already inside overlap_forward_isolation; "
                 "nested isolation of the same batch is not supported"
             )
-        _ACTIVE.add(key)
+        _ACTIVE[key] = batch
         self._state = _ENTERED
         try:
             plan = _PLANS.get(type(batch)) or _plan(batch)
@@ -339,7 +341,7 @@ class ForwardIsolation:
                     raise
         except BaseException:
             self._state = _EXITED
-            _ACTIVE.discard(key)
+            _ACTIVE.pop(key, None)
             raise
         return self
 
@@ -368,7 +370,7 @@ class ForwardIsolation:
         try:
             self._restore()
         finally:
-            _ACTIVE.discard(id(self.batch))
+            _ACTIVE.pop(id(self.batch), None)
         return False
 
 

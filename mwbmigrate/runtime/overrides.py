@@ -57,7 +57,7 @@ FORWARD_OVERRIDE_NAMES: Final[tuple[str, ...]] = tuple(n for n, _ in FORWARD_OVE
 
 # Where 0.5.13 defines the enum; looked up in sys.modules only, never imported.
 _SGLANG_ENUM_MODULE = "sglang.srt.model_executor.forward_batch_info"
-_MISSING: Final = object()
+_MISSING: Final[Any] = object()
 
 
 @dataclasses.dataclass(kw_only=True)

@@ -61,15 +61,15 @@ def ensure_req_pool_indices_cpu(batch: Any) -> Optional[torch.Tensor]:
 
     Idempotent.
     """
-    mirror = getattr(batch, "req_pool_indices_cpu", None)
-    if mirror is not None:
-        return mirror
+    present: Optional[torch.Tensor] = getattr(batch, "req_pool_indices_cpu", None)
+    if present is not None:
+        return present
     device_indices = getattr(batch, "req_pool_indices", None)
     if device_indices is None:
         return None
     import torch
 
-    mirror = device_indices.detach().to(device="cpu", dtype=torch.int64, copy=True)
+    mirror: torch.Tensor = device_indices.detach().to(device="cpu", dtype=torch.int64, copy=True)
     batch.req_pool_indices_cpu = mirror
     return mirror
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Any, Callable, List, Optional
+import weakref
+from typing import Any, Callable, Iterator, List, Optional, Sequence
 
 import pytest
 import torch
@@ -30,7 +31,7 @@ class CaptureHiddenMode(enum.IntEnum):
     FULL = 2
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class FakeSpecAlgorithm:
     """``SpeculativeAlgorithm`` as far as the runtime looks at it."""
 
@@ -79,7 +80,14 @@ class FakeSamplingInfo:
     acc_additive_penalties: Optional[torch.Tensor] = None
     acc_scaling_penalties: Optional[torch.Tensor] = None
     grammars: Optional[list] = None
-    copies_made: List["FakeSamplingInfo"] = dataclasses.field(default_factory=list)
+    # Shared by the original and its copies (dataclasses.replace passes it on); weak,
+    # so that counting calls keeps no copy alive.
+    copy_refs: List["weakref.ref[FakeSamplingInfo]"] = dataclasses.field(default_factory=list)
+
+    @property
+    def copies_made(self) -> List[Optional["FakeSamplingInfo"]]:
+        """Every ``copy_for_forward`` result so far (None where it has been freed)."""
+        return [ref() for ref in self.copy_refs]
 
     def update_penalties(self) -> None:  # upstream, verbatim in substance
         if self.penalizer_orchestrator.is_required:
@@ -95,7 +103,7 @@ class FakeSamplingInfo:
     def copy_for_forward(self) -> "FakeSamplingInfo":
         self.update_penalties()
         copy = dataclasses.replace(self, penalizer_orchestrator=None)
-        self.copies_made.append(copy)  # shared list: counts calls on the original
+        self.copy_refs.append(weakref.ref(copy))
         return copy
 
     def apply_logits_bias(self, logits: torch.Tensor) -> None:
@@ -191,8 +199,8 @@ class FakeScheduleBatch:
 
 
 def make_batch(
-    pool_indices: List[int] = (1, 2),
-    seq_lens: Optional[List[int]] = None,
+    pool_indices: Sequence[int] = (1, 2),
+    seq_lens: Optional[Sequence[int]] = None,
     *,
     device: str = "cpu",
     spec_algorithm: FakeSpecAlgorithm = NON_SPEC,
@@ -230,14 +238,14 @@ def make_batch(
 class CudaLike(torch.Tensor):
     """CPU tensor that claims ``is_cuda`` and logs ``record_stream`` instead of doing it."""
 
-    log: List[tuple] = []
+    record_log: List[tuple] = []  # not "log": that would shadow Tensor.log
 
     @property
     def is_cuda(self) -> bool:  # type: ignore[override]
         return True
 
     def record_stream(self, stream: Any) -> None:  # type: ignore[override]
-        CudaLike.log.append((self, stream))
+        CudaLike.record_log.append((self, stream))
 
 
 def cuda_like(*values: int) -> CudaLike:
@@ -245,11 +253,11 @@ def cuda_like(*values: int) -> CudaLike:
 
 
 @pytest.fixture
-def recorded() -> List[tuple]:
+def recorded() -> Iterator[List[tuple]]:
     """The ``(tensor, stream)`` calls made on CudaLike tensors during the test."""
-    CudaLike.log = []
-    yield CudaLike.log
-    CudaLike.log = []
+    CudaLike.record_log = []
+    yield CudaLike.record_log
+    CudaLike.record_log = []
 
 
 @pytest.fixture

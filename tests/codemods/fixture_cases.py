@@ -1,0 +1,42 @@
+"""Before/after fixture pairs: tests/fixtures/<codemod>/<case>/{before.py, after.py[, path]}.
+
+`path` (optional) is where the module pretends to live, which matters for relative imports and for
+SGLang's own `schedule_batch.py`. The whole pipeline runs, as a user would see it, including the
+second pass (keyword callers) fed with the signatures the first pass renamed in the same file.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from pathlib import Path
+
+from mwbmigrate.codemods import CODEMODS, SECOND_PASS_CODEMODS
+from mwbmigrate.engine.runner import merge_signatures
+from mwbmigrate.engine.transform import TransformOptions, transform_source
+from mwbmigrate.result import FileResult, FileStatus
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+DEFAULT_PATH = "plugin/module.py"
+
+
+def cases(codemod: str) -> list[Path]:
+    return sorted(p for p in (FIXTURES / codemod).iterdir() if (p / "before.py").exists())
+
+
+def migrate(text: str, path: str = DEFAULT_PATH, options: TransformOptions | None = None) -> str:
+    options = options or TransformOptions()
+    first = transform_source(text, path, options, CODEMODS)
+    signatures = merge_signatures([FileResult(path, path, FileStatus.CHANGED, renamed_signatures=first.renamed_signatures)])
+    second = transform_source(first.text, path, replace(options, project_signatures=signatures), SECOND_PASS_CODEMODS)
+    return second.text
+
+
+def check_case(case: Path) -> None:
+    before = (case / "before.py").read_text()
+    expected = (case / "after.py").read_text()
+    path = (case / "path").read_text().strip() if (case / "path").exists() else DEFAULT_PATH
+    actual = migrate(before, path)
+    assert actual == expected
+    ast.parse(actual)
+    assert migrate(actual, path) == actual, "a second run must change nothing"
