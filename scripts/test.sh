@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs everything the test suite needs into .venv and runs the whole suite (CPU; the corpus
+# tests download sglang 0.5.12.post1 and 0.5.13 from PyPI into the git-ignored .cache/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python3 -m venv .venv
+.venv/bin/python -m pip install --quiet --upgrade pip
+# The CPU wheel of torch 2.13.0; an unpinned torch would pull a multi-GB CUDA build.
+.venv/bin/python -m pip install --quiet torch==2.13.0
+.venv/bin/python -m pip install --quiet -e '.[verify,dev]'
+exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
