@@ -146,6 +146,38 @@ def rewrite(
     raise typer.Exit(EXIT_OK)
 
 
+class GpuMode(str, enum.Enum):
+    auto = "auto"
+    require = "require"
+    off = "off"
+
+
+class VerifyFormat(str, enum.Enum):
+    text = "text"
+    json = "json"
+
+
+@app.command()
+def verify(
+    path: Optional[Path] = typer.Argument(None, help="A migrated tree to check statically (and whose own implementations to test when it is an importable SGLang tree)."),
+    gpu: GpuMode = typer.Option(GpuMode.auto, "--gpu", help="auto: run CUDA tests when CUDA is available; require: fail without CUDA; off: never."),
+    junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", help="Write a JUnit XML report for CI systems."),
+    output_format: VerifyFormat = typer.Option(VerifyFormat.text, "--format", help="Summary format."),
+    keyword: Optional[str] = typer.Option(None, "-k", help="Only suite tests matching this pytest -k expression."),
+    allow_review_markers: bool = typer.Option(False, "--allow-review-markers", help="Remaining `# mwbmigrate:` markers are listed but do not fail."),
+) -> None:
+    """Check a migrated tree and run the regression suite (exit 0 only when everything that ran passed)."""
+    from mwbmigrate.verify.runner import run_verify
+
+    if path is not None and not path.exists():
+        raise _fail(f"{path}: no such file or folder")
+    code = run_verify(
+        path, gpu=gpu.value, junit_xml=junit_xml, fmt=output_format.value, keyword=keyword,
+        allow_review_markers=allow_review_markers,
+    )
+    raise typer.Exit(code)
+
+
 @app.command("list-codemods")
 def list_codemods() -> None:
     """List every codemod with its code and one-line description."""

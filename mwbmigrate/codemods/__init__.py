@@ -1,6 +1,7 @@
 """The ordered codemod registry.
 
 Order matters, and each dependency is stated once here:
+0. semantic-review marks risky sites while it can still see which names held the old object.
 1. field-renames reads the old types (annotations, `get_model_worker_batch()` bindings) before the
    renames erase them.
 2. worker-batch-calls merges the bound locals into their receiver before parameter-renames picks
@@ -21,9 +22,11 @@ from mwbmigrate.codemods.imports import MigrateImports
 from mwbmigrate.codemods.isinstance_checks import DropOldClassInstanceChecks
 from mwbmigrate.codemods.keyword_callers import RenameKeywordArguments
 from mwbmigrate.codemods.parameter_renames import RenameOldObjectParameters
+from mwbmigrate.codemods.semantic_review import ReportSemanticRisks
 from mwbmigrate.codemods.worker_batch_calls import DropWorkerBatchCalls
 
 CODEMODS: tuple[type[MigrationCodemod], ...] = (
+    ReportSemanticRisks,
     RenameOldObjectFields,
     DropWorkerBatchCalls,
     RenameOldObjectParameters,

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field, replace
 from typing import ClassVar, Sequence
 
 import libcst as cst
-from libcst.codemod import CodemodContext, ContextAwareTransformer
-from libcst.metadata import MetadataWrapper, QualifiedNameProvider
+from libcst.codemod import Codemod, CodemodContext
+from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from mwbmigrate.analysis.old_api import ModuleLocation, is_old_class
 
@@ -82,7 +82,7 @@ def tidy_block_start(original_body: Sequence[cst.CSTNode], updated_body: Sequenc
     return body
 
 
-class MigrationCodemod(ContextAwareTransformer):
+class MigrationCodemod(Codemod, cst.CSTTransformer):
     """Base of every codemod: a stable code, a one-line summary, and `review()` for refusals.
 
     `review()` records a marker for the innermost statement around a node; the marker is attached
@@ -92,10 +92,13 @@ class MigrationCodemod(ContextAwareTransformer):
     CODE: ClassVar[str]
     NAME: ClassVar[str]
     SUMMARY: ClassVar[str]
-    METADATA_DEPENDENCIES: ClassVar[Sequence] = (QualifiedNameProvider,)
+    METADATA_DEPENDENCIES: ClassVar[Sequence] = (ScopeProvider,)
 
     def __init__(self, context: CodemodContext) -> None:
-        super().__init__(context)
+        # A plain CSTTransformer: the matcher-decorator machinery of ContextAwareTransformer costs
+        # a check on every node, and no codemod here uses matcher decorators.
+        Codemod.__init__(self, context)
+        cst.CSTTransformer.__init__(self)
         self.state = state_of(context)
         self._pending_markers: dict[int, list[str]] = {}
         self._changed = False
@@ -104,8 +107,11 @@ class MigrationCodemod(ContextAwareTransformer):
 
     # -- facts ---------------------------------------------------------------------------------
     def names_old_class(self, node: cst.CSTNode) -> bool:
-        qualified = self.get_metadata(QualifiedNameProvider, node, set())
-        return is_old_class(qualified, self.state.location)
+        # Asked of the scope lazily: QualifiedNameProvider would resolve every name in the module.
+        scope = self.get_metadata(ScopeProvider, node, None)
+        if scope is None:
+            return False
+        return is_old_class(scope.get_qualified_names_for(node), self.state.location)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The parent of a node on the current visiting path (the node itself or one of its ancestors)."""

@@ -45,7 +45,7 @@ class ReplaceClassReferences(MigrationCodemod):
     CODE = "MWB002"
     NAME = "class-references"
     SUMMARY = "Replace `ModelWorkerBatch` in annotations and type expressions with `ScheduleBatch`; collapse `Union`s; widen to `Optional` where the body tests `is None`."
-    METADATA_DEPENDENCIES = (*MigrationCodemod.METADATA_DEPENDENCIES, ScopeProvider)
+    METADATA_DEPENDENCIES = (ScopeProvider,)
 
     @classmethod
     def applies_to(cls, text, state):

@@ -39,6 +39,7 @@ class RemoveOldClass(MigrationCodemod):
     CODE = "MWB009"
     NAME = "class-removal"
     SUMMARY = "Delete `class ModelWorkerBatch` and `ScheduleBatch.get_model_worker_batch`; declare the one-shot override fields."
+    METADATA_DEPENDENCIES = ()
 
     @classmethod
     def applies_to(cls, text, state):

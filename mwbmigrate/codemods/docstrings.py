@@ -43,6 +43,7 @@ class UpdateDataFlowDocstrings(MigrationCodemod):
     CODE = "MWB003"
     NAME = "docstrings"
     SUMMARY = "Rewrite the data-flow line `ScheduleBatch -> ModelWorkerBatch -> ForwardBatch` in docstrings."
+    METADATA_DEPENDENCIES = ()
 
     @classmethod
     def applies_to(cls, text, state):

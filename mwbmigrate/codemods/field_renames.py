@@ -11,7 +11,7 @@ provably the old object: `ForwardBatch` shares these attribute names with other 
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import ExpressionContext, ExpressionContextProvider, PositionProvider, ScopeProvider
+from libcst.metadata import PositionProvider, ScopeProvider
 
 from mwbmigrate.analysis.old_api import FIELDS_COMPUTED_FROM_REQS, RENAMED_FIELDS
 from mwbmigrate.codemods._shared import function_facts
@@ -22,9 +22,7 @@ class RenameOldObjectFields(MigrationCodemod):
     CODE = "MWB006"
     NAME = "field-renames"
     SUMMARY = "Rename `extend_seq_lens`/`extend_prefix_lens` and compute `lora_ids`/`dllm_block_offsets` from reqs on old-object receivers."
-    METADATA_DEPENDENCIES = (
-        *MigrationCodemod.METADATA_DEPENDENCIES, ScopeProvider, PositionProvider, ExpressionContextProvider,
-    )
+    METADATA_DEPENDENCIES = (ScopeProvider, PositionProvider)
 
     @classmethod
     def applies_to(cls, text, state):
@@ -37,6 +35,12 @@ class RenameOldObjectFields(MigrationCodemod):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._receivers |= function_facts(self, node).old_object_accesses()
 
+    def _is_store(self, node: cst.Attribute) -> bool:
+        parent = self.parent(node)
+        if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+            return parent.target is node
+        return isinstance(parent, (cst.Del, cst.Element))
+
     def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
         if original_node.value not in self._receivers:
             return updated_node
@@ -44,7 +48,7 @@ class RenameOldObjectFields(MigrationCodemod):
         if field in RENAMED_FIELDS:
             return updated_node.with_changes(attr=cst.Name(RENAMED_FIELDS[field]))
         if field in FIELDS_COMPUTED_FROM_REQS:
-            if self.get_metadata(ExpressionContextProvider, original_node, None) is not ExpressionContext.LOAD:
+            if self._is_store(original_node):
                 self.review(original_node, "MWB109", f"`{field}` is no ScheduleBatch field; it was computed from `reqs`")
                 return updated_node
             per_request = FIELDS_COMPUTED_FROM_REQS[field]

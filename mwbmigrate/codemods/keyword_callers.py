@@ -27,6 +27,7 @@ class RenameKeywordArguments(MigrationCodemod):
     CODE = "MWB007"
     NAME = "keyword-callers"
     SUMMARY = "Rename `model_worker_batch=` keywords in calls to functions whose parameter was renamed."
+    METADATA_DEPENDENCIES = ()
 
     @classmethod
     def applies_to(cls, text, state):

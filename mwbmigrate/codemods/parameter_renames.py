@@ -8,6 +8,7 @@
 
 Scope-aware: when `batch` is already bound or read in the function, the parameter becomes
 `schedule_batch` and review item MWB102 is reported; when that is taken too, nothing is renamed.
+A renamed public function gets MWB113: keyword callers outside the tree break.
 A function with two old-object parameters keeps its names. Renamed signatures are recorded so
 keyword callers can follow across files (see keyword-callers).
 """
@@ -32,7 +33,7 @@ class RenameOldObjectParameters(MigrationCodemod):
     CODE = "MWB004"
     NAME = "parameter-renames"
     SUMMARY = "Rename `model_worker_batch` (and other old-object parameters) to `batch`, with every use."
-    METADATA_DEPENDENCIES = (*MigrationCodemod.METADATA_DEPENDENCIES, ScopeProvider, PositionProvider)
+    METADATA_DEPENDENCIES = (ScopeProvider, PositionProvider)
 
     @classmethod
     def applies_to(cls, text, state):
@@ -70,6 +71,8 @@ class RenameOldObjectParameters(MigrationCodemod):
             new_name = FALLBACK_PARAMETER
             self.review(node, "MWB102", f"`{param.name.value}` renamed to `{FALLBACK_PARAMETER}`: `batch` is already bound here")
         old_name = param.name.value
+        if not node.name.value.startswith("_"):
+            self.review(node, "MWB113", f"public parameter renamed `{old_name}` -> `{new_name}`: update keyword callers outside this tree")
         self._renames[param.name] = new_name
         for assignment in scope.assignments[old_name]:
             for reference in assignment.references:

@@ -48,7 +48,7 @@ class DropWorkerBatchCalls(MigrationCodemod):
     CODE = "MWB005"
     NAME = "worker-batch-calls"
     SUMMARY = "Delete `x = batch.get_model_worker_batch()` and read `batch` wherever `x` was read; overrides become `batch.seq_lens_cpu_cache = E`."
-    METADATA_DEPENDENCIES = (*MigrationCodemod.METADATA_DEPENDENCIES, ScopeProvider, PositionProvider)
+    METADATA_DEPENDENCIES = (ScopeProvider, PositionProvider)
 
     @classmethod
     def applies_to(cls, text, state):

@@ -113,11 +113,12 @@ def transform_source(
 
 
 def _validate(new_text: str, original: str, path: str) -> None:
-    cst.parse_module(new_text)
     try:
         compile(original, path, "exec", dont_inherit=True)
     except SyntaxError:
-        return  # the original targets another Python; LibCST's re-parse is the check that applies
+        # The original targets another Python than this one: LibCST's re-parse is the check left.
+        cst.parse_module(new_text)
+        return
     compile(new_text, path, "exec", dont_inherit=True)
 
 

@@ -367,21 +367,10 @@ class ForwardIsolation:
         if self._state != _ENTERED:
             raise RuntimeError("ForwardIsolation.__exit__ without a matching __enter__")
         self._state = _EXITED
-        batch = self.batch
         try:
-            plan = self._plan
-            snap = self.snapshot
-            if snap is not None and plan.fast and "sampling_info" in snap:  # type: ignore[union-attr]
-                # _restore() inlined for the common spec-v2 case (a plain dataclass): the
-                # snapshot, which holds the scheduler's sampling_info, becomes __dict__.
-                self.snapshot = None
-                if self.reset_overrides and plan.overrides_fast is not None:  # type: ignore[union-attr]
-                    snap.update(plan.overrides_fast)  # type: ignore[union-attr]
-                batch.__dict__ = snap
-            else:
-                self._restore()
+            self._restore()
         finally:
-            _ACTIVE.pop(id(batch), None)
+            _ACTIVE.pop(id(self.batch), None)
         return False
 
 

@@ -92,6 +92,7 @@ class SGLangTree:
     modules: dict[str, types.ModuleType]
     stubbed: tuple[str, ...]  # top-level module names replaced by stubs
     problems: dict[str, str] = field(default_factory=dict)  # optional module -> why it failed
+    absent: tuple[str, ...] = ()  # optional modules the tree does not have
 
     def module(self, name: str) -> types.ModuleType | None:
         return self.modules.get(name)
@@ -335,7 +336,7 @@ class _TreeStubFinder(importlib.abc.MetaPathFinder):
         frame = sys._getframe(2)
         while frame is not None:
             filename = frame.f_code.co_filename
-            if not filename.startswith("<"):  # skip importlib's frozen frames
+            if not filename.startswith("<frozen"):  # skip importlib's own frames
                 return filename, frame.f_lineno
             frame = frame.f_back
         return None
@@ -419,6 +420,11 @@ def _purge_other_tree(root: Path) -> None:
     _guarded_lines.cache_clear()
 
 
+def _module_file_exists(root: Path, name: str) -> bool:
+    base = root.joinpath(*name.split("."))
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
 _FINDERS: dict[Path, _TreeStubFinder] = {}
 
 
@@ -432,7 +438,8 @@ def import_sglang_tree(
 
     Raises :class:`SGLangImportError` (an ImportError) with a one-line reason when ``path``
     holds no SGLang package, torch is missing, or a required module fails to import. A failing
-    optional module is recorded in ``SGLangTree.problems`` instead.
+    optional module is recorded in ``SGLangTree.problems`` instead, one the tree does not have
+    in ``SGLangTree.absent``.
     """
     root = find_sglang_root(path)
     if root is None:
@@ -466,9 +473,13 @@ def import_sglang_tree(
 
     modules: dict[str, types.ModuleType] = {}
     problems: dict[str, str] = {}
+    absent: list[str] = []
     with _compile_is_passthrough(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name in (*required, *optional):
+            if name not in required and not _module_file_exists(root, name):
+                absent.append(name)  # e.g. a trimmed tree: not a failure, its tests do not apply
+                continue
             try:
                 modules[name] = importlib.import_module(name)
             except BaseException as error:  # noqa: BLE001 - SystemExit from argparse, too
@@ -487,4 +498,5 @@ def import_sglang_tree(
         modules=modules,
         stubbed=tuple(sorted(stubbed | finder.stubbed)),
         problems=problems,
+        absent=tuple(absent),
     )

@@ -232,14 +232,11 @@ def _scope_binds(scope: ast.AST, name: str) -> bool:
         stack.extend(scope.body)
     while stack:
         node = stack.pop()
-        if _binds(node, name):
+        if _binds(node, name):  # a def/class statement binds its own name here
             return True
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, _SCOPES):
-                if _binds(child, name):  # a def/class statement binds its own name here
-                    return True
-                continue  # its body is another scope
-            stack.append(child)
+        if isinstance(node, _SCOPES):
+            continue  # its body is another scope
+        stack.extend(ast.iter_child_nodes(node))
     return False
 
 

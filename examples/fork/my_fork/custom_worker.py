@@ -37,5 +37,5 @@ class MyTpWorker:
         return self.model_runner.forward(forward_batch).embeddings
 
     def num_tokens(self, model_worker_batch: ModelWorkerBatch) -> int:
-        # extend_seq_lens only exists for extend batches
+        # only meaningful for extend (prefill) batches
         return sum(model_worker_batch.extend_seq_lens)

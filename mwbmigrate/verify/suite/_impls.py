@@ -534,6 +534,7 @@ class TreeStatus:
     reason: Optional[str] = None
     stubbed: tuple[str, ...] = ()
     problems: dict[str, str] = dataclasses.field(default_factory=dict)
+    absent: tuple[str, ...] = ()
 
 
 def load_tree(path: Optional[str]) -> tuple[Optional[TreeImpl], Optional[TreeStatus]]:
@@ -558,6 +559,7 @@ def load_tree(path: Optional[str]) -> tuple[Optional[TreeImpl], Optional[TreeSta
     status.version = tree.version
     status.stubbed = tree.stubbed
     status.problems = dict(tree.problems)
+    status.absent = tuple(tree.absent)
     try:
         return TreeImpl(tree), status
     except Exception as error:  # noqa: BLE001 - reported by the import test

@@ -117,6 +117,8 @@ def _group_of(item_or_nodeid: str) -> str:
 
 
 def _impl_of(nodeid: str) -> str | None:
+    if _group_of(nodeid) == "import":
+        return "tree"
     if "[" not in nodeid:
         return None
     params = nodeid.rsplit("[", 1)[1].rstrip("]").split("-")
@@ -178,7 +180,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         "tree": None if status is None else {
             "path": status.path, "root": status.root, "version": status.version,
             "importable": status.importable, "is_core": status.is_core, "reason": status.reason,
-            "stubbed": list(status.stubbed), "problems": status.problems,
+            "stubbed": list(status.stubbed), "problems": status.problems, "absent": list(status.absent),
         },
         "tests": list(_RESULTS.values()),
     }
