@@ -36,6 +36,8 @@ OVERRIDE_ARGUMENT = "seq_lens_cpu_cache"  # the only parameter get_model_worker_
 
 # A file that never mentions these bytes cannot need a change and is never parsed.
 OLD_API_BYTES = re.compile(rb"ModelWorkerBatch|model_worker_batch")
+# What any codemod can act on: the old API, or the request-pool mirror's owners and builders.
+PREFILTER_BYTES = re.compile(rb"ModelWorkerBatch|model_worker_batch|class ScheduleBatch\b|req_pool_idx for ")
 
 SCHEDULE_BATCH_MODULE_SUFFIX = "managers.schedule_batch"
 

@@ -8,6 +8,7 @@ Order matters, and each dependency is stated once here:
    `batch`, so a local is never mistaken for a name collision.
 3. isinstance-checks and class-removal must see the class before class-references replaces it.
 4. imports runs after every reference has moved, so it knows which imports are still used.
+req-pool-mirror is independent of the rest and runs last.
 keyword-callers is not here: it needs the whole project's renamed signatures (engine pass 2).
 """
 
@@ -21,6 +22,7 @@ from mwbmigrate.codemods.field_renames import RenameOldObjectFields
 from mwbmigrate.codemods.imports import MigrateImports
 from mwbmigrate.codemods.isinstance_checks import DropOldClassInstanceChecks
 from mwbmigrate.codemods.keyword_callers import RenameKeywordArguments
+from mwbmigrate.codemods.req_pool_mirror import RepairRequestPoolMirror
 from mwbmigrate.codemods.parameter_renames import RenameOldObjectParameters
 from mwbmigrate.codemods.semantic_review import ReportSemanticRisks
 from mwbmigrate.codemods.worker_batch_calls import DropWorkerBatchCalls
@@ -35,6 +37,7 @@ CODEMODS: tuple[type[MigrationCodemod], ...] = (
     ReplaceClassReferences,
     MigrateImports,
     UpdateDataFlowDocstrings,
+    RepairRequestPoolMirror,
 )
 SECOND_PASS_CODEMODS: tuple[type[MigrationCodemod], ...] = (RenameKeywordArguments,)
 ALL_CODEMODS = CODEMODS + SECOND_PASS_CODEMODS

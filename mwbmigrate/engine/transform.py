@@ -11,7 +11,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
-from mwbmigrate.analysis.old_api import OLD_API_BYTES, ModuleLocation
+from mwbmigrate.analysis.old_api import PREFILTER_BYTES, ModuleLocation
 from mwbmigrate.codemods import CODEMODS, SECOND_PASS_CODEMODS, MigrationCodemod
 from mwbmigrate.codemods.base import MARKER_PREFIX, STATE_KEY, MigrationState, tidy_block_start
 from mwbmigrate.engine.source import DecodedSource, UnreadableSource, decode_source
@@ -140,7 +140,7 @@ def transform_file(
         if path.is_dir():
             return failed("is a directory")
         data = path.read_bytes()
-        if source_text is None and not OLD_API_BYTES.search(data):
+        if source_text is None and not PREFILTER_BYTES.search(data):
             return FileResult(str(path), display_path, FileStatus.SKIPPED)
         decoded = decode_source(data)
     except PermissionError:

@@ -445,7 +445,7 @@ def import_sglang_tree(
     if root is None:
         raise SGLangImportError(path, "no sglang/ package (looked in PATH, PATH/python, PATH/..)")
     try:
-        import torch  # noqa: F401
+        importlib.import_module("torch")
     except ImportError as error:
         raise SGLangImportError(root, f"torch is not installed ({error})") from error
 

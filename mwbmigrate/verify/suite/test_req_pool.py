@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from types import SimpleNamespace
-
 import pytest
 import torch
 

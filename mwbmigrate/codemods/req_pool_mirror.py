@@ -1,0 +1,149 @@
+"""Keep `ScheduleBatch.req_pool_indices_cpu` in step with the device tensor (upstream PR 28514).
+
+In SGLang's own `schedule_batch.py` and in any builder of decode batches:
+
+    def prepare_for_decode(self):          def prepare_for_decode(self):
+        ...                          ->        ensure_req_pool_indices_cpu(self)
+                                               ...
+    def merge_batch(self, other):      ->  ensure_req_pool_indices_cpu(self); ensure_req_pool_indices_cpu(other) first
+    filter_batch, all filtered out:    ->  clear_req_pool_metadata(self) before the early return
+    batch.req_pool_indices = torch.tensor([r.req_pool_idx for r in reqs], ..., device=device)
+                                       ->  batch.req_pool_indices, batch.req_pool_indices_cpu = build_req_pool_indices(reqs, device)
+
+The helpers come from `mwbmigrate.runtime`. Independent of the ModelWorkerBatch migration, selectable
+on its own (`--select req-pool-mirror`), idempotent, and valid on 0.5.12.post1 through 0.5.23 trees.
+A builder whose device tensor is not a plain comprehension over the requests is left alone.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.codemod.visitors import AddImportsVisitor
+
+from mwbmigrate.codemods.base import MigrationCodemod
+
+RUNTIME_MODULE = "mwbmigrate.runtime"
+ENSURE = "ensure_req_pool_indices_cpu"
+CLEAR = "clear_req_pool_metadata"
+BUILD = "build_req_pool_indices"
+
+
+def _call_statement(function: str, argument: str) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine(body=[cst.Expr(cst.Call(func=cst.Name(function), args=[cst.Arg(cst.Name(argument))]))])
+
+
+def _calls(block: cst.BaseSuite, function: str) -> set[str]:
+    """Names passed to `function(...)` as statements directly in `block`."""
+    found = set()
+    for statement in getattr(block, "body", ()):
+        if m.matches(statement, m.SimpleStatementLine(body=[m.Expr(m.Call(func=m.Name(function), args=[m.Arg(m.Name())]))])):
+            found.add(statement.body[0].value.args[0].value.value)
+    return found
+
+
+def _after_docstring(body: list[cst.BaseStatement]) -> int:
+    if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString() | m.ConcatenatedString())])):
+        return 1
+    return 0
+
+
+class RepairRequestPoolMirror(MigrationCodemod):
+    CODE = "MWB012"
+    NAME = "req-pool-mirror"
+    SUMMARY = "Restore/clear/build the `req_pool_indices_cpu` mirror in prepare_for_decode, merge_batch, filter_batch and batch builders."
+    METADATA_DEPENDENCIES = ()
+
+    @classmethod
+    def applies_to(cls, text, state):
+        return "req_pool_indices" in text and ("class ScheduleBatch" in text or "req_pool_idx for" in text)
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._class_stack: list[str] = []
+        self._function_sets_mirror: list[bool] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._class_stack.append(node.name.value)
+
+    def leave_ClassDef(self, original_node, updated_node):
+        self._class_stack.pop()
+        return updated_node
+
+    def _need(self, helper: str) -> None:
+        AddImportsVisitor.add_needed_import(self.context, RUNTIME_MODULE, helper)
+
+    def _in_schedule_batch(self) -> bool:
+        return bool(self._class_stack) and self._class_stack[-1] == "ScheduleBatch"
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._function_sets_mirror.append("req_pool_indices_cpu" in cst.Module([node]).code)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef):
+        self._function_sets_mirror.pop()
+        if not self._in_schedule_batch() or not isinstance(updated_node.body, cst.IndentedBlock):
+            return updated_node
+        name = updated_node.name.value
+        params = [p.name.value for p in updated_node.params.params]
+        if name == "prepare_for_decode" and params[:1] == ["self"]:
+            targets = ["self"]
+        elif name == "merge_batch" and len(params) >= 2:
+            targets = params[:2]
+        else:
+            return updated_node
+        body = list(updated_node.body.body)
+        present = _calls(updated_node.body, ENSURE)
+        missing = [t for t in targets if t not in present]
+        if not missing:
+            return updated_node
+        self._need(ENSURE)
+        at = _after_docstring(body)
+        body[at:at] = [_call_statement(ENSURE, target) for target in missing]
+        return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
+
+    def leave_If(self, original_node: cst.If, updated_node: cst.If):
+        # filter_batch's "Filter out all requests" branch: `self.reqs = []` then `return`.
+        if not self._in_schedule_batch() or not isinstance(updated_node.body, cst.IndentedBlock):
+            return updated_node
+        body = list(updated_node.body.body)
+        empties = [
+            i for i, s in enumerate(body)
+            if m.matches(s, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(m.Attribute(m.Name("self"), m.Name("reqs")))], value=m.List(elements=[]))]))
+        ]
+        returns = [i for i, s in enumerate(body) if m.matches(s, m.SimpleStatementLine(body=[m.Return(value=None)]))]
+        if not empties or not returns or returns[-1] < empties[0] or "self" in _calls(updated_node.body, CLEAR):
+            return updated_node
+        self._need(CLEAR)
+        body.insert(returns[-1], _call_statement(CLEAR, "self"))
+        return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if not self._function_sets_mirror or self._function_sets_mirror[-1] or self._in_schedule_batch():
+            return updated_node
+        pattern = m.Assign(
+            targets=[m.AssignTarget(m.Attribute(value=m.Name(), attr=m.Name("req_pool_indices")))],
+            value=m.Call(func=m.Attribute(m.Name("torch"), m.Name("tensor"))),
+        )
+        if len(updated_node.body) != 1 or not m.matches(updated_node.body[0], pattern):
+            return updated_node
+        assign = updated_node.body[0]
+        call = assign.value
+        source = call.args[0].value if call.args else None
+        if not (isinstance(source, cst.ListComp) and m.matches(source.elt, m.Attribute(attr=m.Name("req_pool_idx")))
+                and isinstance(source.for_in.target, cst.Name) and source.for_in.inner_for_in is None
+                and not source.for_in.ifs and source.elt.value.deep_equals(source.for_in.target)):
+            return updated_node
+        device = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
+        if device is None:
+            return updated_node
+        owner = assign.targets[0].target.value
+        self._need(BUILD)
+        targets = cst.Tuple(
+            elements=[
+                cst.Element(cst.Attribute(owner, cst.Name("req_pool_indices"))),
+                cst.Element(cst.Attribute(owner, cst.Name("req_pool_indices_cpu"))),
+            ],
+            lpar=[], rpar=[],
+        )
+        value = cst.Call(func=cst.Name(BUILD), args=[cst.Arg(source.for_in.iter), cst.Arg(device)])
+        return updated_node.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(targets)], value=value)])
