@@ -20,6 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from mwbmigrate import __version__
 from mwbmigrate.codemods import ALL_CODEMODS, codemod_by_key
+from mwbmigrate.config import ConfigError, load_config
 from mwbmigrate.engine.apply import dirty_files, write_result
 from mwbmigrate.engine.discovery import DiscoveryError
 from mwbmigrate.engine.runner import run_rewrite
@@ -76,10 +77,29 @@ def rewrite(
     no_markers: bool = typer.Option(False, "--no-markers", help="Do not write `# mwbmigrate: MWB1xx` review markers."),
     select: List[str] = typer.Option([], "--select", help="Run only these codemods / report only these review codes."),
     ignore: List[str] = typer.Option([], "--ignore", help="Skip these codemods / review codes."),
+    stdin_filename: str = typer.Option("<stdin>", "--stdin-filename", help="With PATH `-`: where the module lives (decides relative imports)."),
 ) -> None:
-    """Rewrite a codebase from ModelWorkerBatch to ScheduleBatch (in place unless --dry-run or --check)."""
+    """Rewrite a codebase from ModelWorkerBatch to ScheduleBatch (in place unless --dry-run or --check).
+
+    PATH `-` reads one module on stdin and writes the result to stdout (for editors).
+    """
     if dry_run and check:
         raise _fail("--dry-run and --check cannot be combined")
+    if [str(p) for p in paths] == ["-"]:
+        _rewrite_stdin(stdin_filename, no_markers)
+    if any(str(p) == "-" for p in paths):
+        raise _fail("`-` (stdin) cannot be combined with other paths")
+    try:
+        config = load_config(paths)
+    except ConfigError as error:
+        raise _fail(str(error))
+    # Flags win over [tool.mwbmigrate]; list flags replace the configured list when given.
+    include = include or config.include
+    exclude = exclude or config.exclude
+    select = select or config.select
+    ignore = ignore or config.ignore
+    jobs = jobs or config.jobs
+    no_markers = no_markers or not config.markers
     review_select = frozenset(k for k in select if k.startswith("MWB1")) or None
     options = TransformOptions(
         markers=not no_markers,
@@ -176,6 +196,24 @@ def verify(
         allow_review_markers=allow_review_markers,
     )
     raise typer.Exit(code)
+
+
+def _rewrite_stdin(filename: str, no_markers: bool) -> None:
+    """Editor integration: stdin to stdout; on failure nothing on stdout, the reason on stderr, exit 2."""
+    import libcst as cst
+
+    from mwbmigrate.engine.transform import transform_source
+
+    text = sys.stdin.read()
+    try:
+        outcome = transform_source(text, filename, TransformOptions(markers=not no_markers))
+        compile(outcome.text, filename, "exec", dont_inherit=True)
+    except cst.ParserSyntaxError as error:
+        raise _fail(f"{filename}: does not parse: line {error.raw_line}:{error.raw_column}: {error.message}")
+    except SyntaxError as error:
+        raise _fail(f"{filename}: rewritten text did not compile ({error})")
+    sys.stdout.write(outcome.text)
+    raise typer.Exit(EXIT_OK)
 
 
 @app.command("list-codemods")

@@ -385,8 +385,10 @@ def _render(result: VerifyResult, console: Any) -> None:
         console.print(f"[bold]Regression suite[/bold]: [red]not run[/red]: {escape(result.suite_error)}")
     elif result.suite_ran:
         impl_names = [impl["name"] for impl in result.implementations]
-        if any(not t.get("impl") for t in result.tests):
-            impl_names.append("all")
+        for test in result.tests:  # e.g. the import check of a tree that did not import
+            name = test.get("impl") or "all"
+            if name not in impl_names:
+                impl_names.append(name)
         console.print("[bold]Regression suite by group[/bold]")
         table = Table(show_header=True, header_style="bold")
         table.add_column("group")

@@ -8,6 +8,7 @@ guard and `git apply` behave the same on every machine.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,6 +36,9 @@ _GIT_SETTINGS = {
     "GIT_COMMITTER_NAME": "mwbmigrate tests",
     "GIT_COMMITTER_EMAIL": "tests@example.invalid",
 }
+
+_MARKER = re.compile(rb"[ \t]*# mwbmigrate: MWB\d+[^\r\n]*")
+
 
 class CliKit:
     """Run the CLI (in a subprocess or in-process) and build/inspect temporary trees."""
@@ -110,6 +114,11 @@ class CliKit:
                 continue
             result[relative.as_posix()] = path.read_bytes()
         return result
+
+    @staticmethod
+    def strip_markers(data: bytes) -> bytes:
+        """The code without the `# mwbmigrate: MWB1xx ...` review markers the tool appends to lines."""
+        return _MARKER.sub(b"", data)
 
     @staticmethod
     def flat(text: str | bytes) -> str:

@@ -30,7 +30,10 @@ def test_dry_run_on_the_checked_in_examples(kit):
     result = kit.run("rewrite", kit.examples, "--dry-run", "--format", "json")
     assert result.returncode == 0, result.stderr.decode()
     document = json.loads(result.stdout)
-    assert document["summary"] == {"scanned": 5, "parsed": 3, "changed": 3, "failed": 0, "review_items": 0}
+    summary = document["summary"]
+    assert {k: summary[k] for k in ("scanned", "parsed", "changed", "failed")} == {
+        "scanned": 5, "parsed": 3, "changed": 3, "failed": 0,
+    }
     assert kit.snapshot(kit.examples) == before
 
 
@@ -38,23 +41,24 @@ def test_rewritten_examples_have_no_old_api_left_and_compile(kit):
     repo = kit.repo()
     result = kit.invoke("rewrite", repo)
     assert result.exit_code == 0, result.stderr
+    code = {}
     for path in sorted((repo / "my_fork").glob("*.py")):
-        text = path.read_text()
+        compile(path.read_bytes(), str(path), "exec")
+        code[path.name] = text = kit.strip_markers(path.read_bytes()).decode()
         assert not OLD_API.search(text), f"{path.name}: {OLD_API.search(text).group(0)}"
-        compile(text, str(path), "exec")
 
-    worker = (repo / "my_fork" / "custom_worker.py").read_text()
+    worker = code["custom_worker.py"]
     assert "Data flow: ScheduleBatch -> ForwardBatch\n" in worker
     assert "from sglang.srt.managers.schedule_batch import ScheduleBatch\n" in worker
     assert "def forward_batch_generation(\n        self,\n        batch: ScheduleBatch," in worker
     assert "ForwardBatch.init_new(batch, self.model_runner)" in worker
     assert "return sum(batch.extend_lens)" in worker
 
-    backend = (repo / "my_fork" / "hardware_backend.py").read_text()
+    backend = code["hardware_backend.py"]
     assert "batch.seq_lens_cpu_cache = seq_lens_cpu\n        return self.tp_worker.forward_batch_generation(batch)" in backend
     assert "self.log_batch(batch)\n        return self.tp_worker.forward_batch_generation(batch)" in backend
 
-    plugin = (repo / "my_fork" / "spec_plugin.py").read_text()
+    plugin = code["spec_plugin.py"]
     assert "from typing import TYPE_CHECKING, Optional\n" in plugin  # Union no longer used
     assert "if TYPE_CHECKING:\n    from sglang.srt.managers.schedule_batch import ScheduleBatch\n" in plugin
     assert plugin.count("import ScheduleBatch") == 1
@@ -69,8 +73,7 @@ def test_rewritten_examples_have_no_old_api_left_and_compile(kit):
                                        "renamed to `.extend_lens` nor flagged for review")
 def test_union_annotated_receiver_gets_its_field_renamed_or_flagged(kit):
     repo = kit.repo()
-    result = kit.run("rewrite", repo, "--dry-run", "--format", "json")
-    document = json.loads(result.stdout)
-    plugin = next(f for f in document["files"] if f["path"] == "my_fork/spec_plugin.py")
-    flagged = any("extend_seq_lens" in item["message"] for item in plugin["review_items"])
-    assert "+        return [n + 1 for n in batch.extend_lens]" in plugin["diff"] or flagged
+    assert kit.invoke("rewrite", repo).exit_code == 0
+    lines = (repo / "my_fork" / "spec_plugin.py").read_text().splitlines()
+    line = next(text for text in lines if "for n in batch." in text)
+    assert "batch.extend_lens" in line or "# mwbmigrate: MWB" in line, line

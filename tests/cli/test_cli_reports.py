@@ -42,7 +42,14 @@ def test_json_document_lists_every_file_with_its_status_diff_and_error(kit):
         assert files[path]["error"] and "\n" not in files[path]["error"]
     assert "does not parse" in files["my_fork/syntax_error.py"]["error"]
     assert "utf-8" in files["my_fork/not_utf8.py"]["error"]
-    assert document["summary"] == {"scanned": 7, "parsed": 5, "changed": 3, "failed": 2, "review_items": 0}
+    summary = document["summary"]
+    assert {k: summary[k] for k in ("scanned", "parsed", "changed", "failed")} == {
+        "scanned": 7, "parsed": 5, "changed": 3, "failed": 2,
+    }
+    items = [item for entry in document["files"] for item in entry["review_items"]]
+    assert summary["review_items"] == len(items)
+    for item in items:
+        assert re.fullmatch(r"MWB\d{3}", item["code"]) and item["line"] >= 1 and item["message"]
 
 
 def test_json_diffs_are_the_text_dry_run_diffs(kit):
@@ -66,7 +73,7 @@ def test_json_in_write_and_check_modes(kit):
     assert document["mode"] == "write"
     assert sorted(f["path"] for f in document["files"] if f["status"] == "changed") == CHANGED
     for path in CHANGED:
-        assert b"ModelWorkerBatch" not in (repo / path).read_bytes()
+        assert b"ModelWorkerBatch" not in kit.strip_markers((repo / path).read_bytes())
 
 
 def test_markdown_report_has_a_summary_table_and_one_details_block_per_changed_file(kit):
@@ -83,7 +90,8 @@ def test_markdown_report_has_a_summary_table_and_one_details_block_per_changed_f
     assert columns == ["scanned", "parsed", "changed", "failed", "review items"]
     assert re.fullmatch(r"\|(:?-+:?\|){5}", lines[header + 1].replace(" ", "")), lines[header + 1]
     values = [cell.strip() for cell in lines[header + 2].strip("|").split("|")]
-    assert values == ["7", "5", "3", "2", "0"]
+    review_items = json.loads(kit.invoke("rewrite", repo, "--dry-run", "--format", "json").stdout)["summary"]["review_items"]
+    assert values == ["7", "5", "3", "2", str(review_items)]
 
     blocks = re.findall(r"<details>(.*?)</details>", report, flags=re.S)
     assert len(blocks) == len(CHANGED) == report.count("<details>")

@@ -17,8 +17,9 @@ req_pool       the request-pool CPU mirror scenarios (decode, filter-to-empty, m
 cuda           CUDA-only: allocator reuse with and without the helpers, ring, spec-v2 verify
 =============  ==========================================================================
 
-Run it directly with ``python -m pytest --pyargs mwbmigrate.verify.suite`` or through
-``mwbmigrate verify``.
+Run it through ``mwbmigrate verify [PATH]``, or directly: ``MWBMIGRATE_VERIFY_TREE=PATH python -m
+pytest --pyargs mwbmigrate.verify.suite`` (``--mwb-tree PATH`` works when the suite's folder itself is
+the path argument, since pytest reads a conftest's options only from the folders it is given).
 """
 
 from pathlib import Path
