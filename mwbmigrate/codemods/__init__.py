@@ -2,6 +2,8 @@
 
 Order matters, and each dependency is stated once here:
 0. semantic-review marks risky sites while it can still see which names held the old object.
+   wild-shapes then marks what forks, plugins and tests do with the old API (version gates,
+   fakes, monkeypatches, stubs, copies), also before any rename erases the old names.
 1. field-renames reads the old types (annotations, `get_model_worker_batch()` bindings) before the
    renames erase them.
 2. worker-batch-calls merges the bound locals into their receiver before parameter-renames picks
@@ -25,10 +27,12 @@ from mwbmigrate.codemods.keyword_callers import RenameKeywordArguments
 from mwbmigrate.codemods.req_pool_mirror import RepairRequestPoolMirror
 from mwbmigrate.codemods.parameter_renames import RenameOldObjectParameters
 from mwbmigrate.codemods.semantic_review import ReportSemanticRisks
+from mwbmigrate.codemods.wild_shapes import ReportWildShapes
 from mwbmigrate.codemods.worker_batch_calls import DropWorkerBatchCalls
 
 CODEMODS: tuple[type[MigrationCodemod], ...] = (
     ReportSemanticRisks,
+    ReportWildShapes,
     RenameOldObjectFields,
     DropWorkerBatchCalls,
     RenameOldObjectParameters,

@@ -126,7 +126,7 @@ def test_select_runs_only_the_chosen_codemod(kit):
 def test_failure_reason_is_one_line_on_stderr(kit):
     broken = b"from sglang.srt.managers.schedule_batch import ModelWorkerBatch\n\ndef f(:\n    pass\n"
     repo = kit.repo(files={"my_fork/backends/experimental/broken_kernel_launcher.py": broken})
-    report = json.loads(kit.run("rewrite", repo, "--dry-run", "--format", "json").stdout)
+    report = json.loads(kit.invoke("rewrite", repo, "--dry-run", "--format", "json").stdout)
     error = next(f["error"] for f in report["files"] if f["status"] == "failed")
     result = kit.run("rewrite", repo, "--dry-run")
     line = f"my_fork/backends/experimental/broken_kernel_launcher.py: {error}"
@@ -138,8 +138,8 @@ def test_failure_reason_is_one_line_on_stderr(kit):
 def test_directory_named_py_is_reported_with_its_relative_path_and_counted_consistently(kit):
     repo = kit.repo()
     (repo / "my_fork" / "odd.py").mkdir()
-    result = kit.run("rewrite", repo, "--dry-run", "--format", "json")
-    assert result.returncode == 2
+    result = kit.invoke("rewrite", repo, "--dry-run", "--format", "json")
+    assert result.exit_code == 2
     document = json.loads(result.stdout)
     failed = [f["path"] for f in document["files"] if f["status"] == "failed"]
     assert failed == ["my_fork/odd.py"]

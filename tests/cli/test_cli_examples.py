@@ -27,8 +27,8 @@ def test_examples_compile_and_use_absolute_sglang_imports(kit):
 def test_dry_run_on_the_checked_in_examples(kit):
     """The README demo command, on the real examples folder (dry run: nothing is written there)."""
     before = kit.snapshot(kit.examples)
-    result = kit.run("rewrite", kit.examples, "--dry-run", "--format", "json")
-    assert result.returncode == 0, result.stderr.decode()
+    result = kit.invoke("rewrite", kit.examples, "--dry-run", "--format", "json")
+    assert result.exit_code == 0, result.stderr
     document = json.loads(result.stdout)
     summary = document["summary"]
     assert {k: summary[k] for k in ("scanned", "parsed", "changed", "failed")} == {

@@ -249,12 +249,12 @@ def test_second_run_changes_nothing(kit):
     kit.commit(repo, "migrated")
     after_first = kit.snapshot(repo)
 
-    second = kit.run("rewrite", repo, "--format", "json")
-    assert second.returncode == 0, second.stderr.decode()
+    second = kit.invoke("rewrite", repo, "--format", "json")
+    assert second.exit_code == 0, second.stderr
     assert json.loads(second.stdout)["summary"]["changed"] == 0
     assert kit.snapshot(repo) == after_first
     assert kit.invoke("rewrite", repo, "--check").exit_code == 0
-    assert kit.run("rewrite", repo, "--dry-run").stdout == b""
+    assert kit.invoke("rewrite", repo, "--dry-run").stdout == ""
 
 
 def test_file_without_the_old_api_is_scanned_but_not_parsed(kit):
@@ -263,8 +263,8 @@ def test_file_without_the_old_api_is_scanned_but_not_parsed(kit):
     repo = kit.repo(files={"my_fork/unparsable_but_unrelated.py": never_parses})
     before = kit.snapshot(repo)
 
-    result = kit.run("rewrite", repo, "--format", "json")
-    assert result.returncode == 0, result.stderr.decode()
+    result = kit.invoke("rewrite", repo, "--format", "json")
+    assert result.exit_code == 0, result.stderr
     document = json.loads(result.stdout)
     statuses = {f["path"]: f["status"] for f in document["files"]}
     assert statuses["my_fork/sampling_utils.py"] == "skipped"

@@ -1,0 +1,282 @@
+"""Benchmark: ``mwbmigrate rewrite --dry-run`` on the real sglang tree, against parsing every file with LibCST.
+
+Run: ``python benchmarks/bench_rewrite.py [--jobs N] [--repeat N] [--quick] [--libcst-runner]``
+
+The tree is sglang 0.5.12.post1 (``tests/sglang_corpus.py`` downloads it once into the
+git-ignored ``.cache/``); every case runs on a copy under a temporary folder, removed at
+the end. In one run, side by side:
+
+* ``mwbmigrate``: ``mwbmigrate rewrite <copy> --dry-run --no-progress --jobs N`` on the whole tree;
+* ``parse-all``: ``libcst.parse_module`` once on every ``.py`` file, sequentially in one
+  process (the floor a naive codemod cannot go under), and the same spread over ``--jobs``
+  processes with ``multiprocessing`` (the fair comparison against a parallel tool);
+* ``libcst-runner`` (opt-in, takes minutes): LibCST's own ``python -m libcst.tool codemod
+  rename.RenameCommand`` renaming ``ModelWorkerBatch`` to ``ScheduleBatch``, on a fresh copy;
+* scaling (skipped by ``--quick``): the mwbmigrate run on the tree duplicated 4x (four copies
+  under one root, so 4x the affected files), and on a 4x tree where only one copy holds
+  affected files (the other three copies leave out every file the prefilter matches).
+
+Every case is its own child process, started by this script and reaped with ``os.wait4``:
+``peak MB`` is that rusage's ``ru_maxrss``, the largest resident set among the child and the
+workers it waited for; ``tree MB`` is the largest sum of RSS over the child's whole process
+tree, sampled from ``/proc`` every 20 ms (what a parallel run really holds at once).
+Each figure is the best (lowest wall time) of ``--repeat`` runs.
+
+Targets (issue 7, "Speed"): the full-tree run at least 20x faster than parsing every file,
+and its cost growing with the number of affected files, not with the size of the tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, List, Optional, Sequence
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+TARGET_SPEEDUP = 20.0
+OLD_NAME = "sglang.srt.managers.schedule_batch.ModelWorkerBatch"
+NEW_NAME = "sglang.srt.managers.schedule_batch.ScheduleBatch"
+
+try:  # the engine's own prefilter, so "affected" means what mwbmigrate means by it
+    sys.path.insert(0, str(REPO_ROOT))
+    from mwbmigrate.analysis.old_api import PREFILTER_BYTES  # noqa: E402
+except Exception:  # pragma: no cover - the package is being edited; keep the benchmark usable
+    PREFILTER_BYTES = re.compile(rb"ModelWorkerBatch|model_worker_batch|class ScheduleBatch\b|req_pool_idx for ")
+
+
+# --------------------------------------------------------------------------- child modes
+
+
+def _parse_one(path: str) -> int:
+    import libcst
+
+    with open(path, "rb") as handle:
+        libcst.parse_module(handle.read())
+    return 1
+
+
+def _parse_all(root: str, jobs: int) -> None:
+    """Child mode: parse every .py file under root once, sequentially (jobs == 1) or in a Pool."""
+    files = sorted(str(p) for p in Path(root).rglob("*.py"))
+    if jobs <= 1:
+        for path in files:
+            _parse_one(path)
+    else:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            for _ in pool.imap_unordered(_parse_one, files, chunksize=8):
+                pass
+    print(f"parsed {len(files)} files", file=sys.stderr)
+
+
+# --------------------------------------------------------------------------- measuring
+
+
+@dataclass
+class Measurement:
+    case: str
+    wall_s: float
+    peak_mb: float
+    tree_mb: float
+    rc: int
+    note: str = ""
+
+
+def _tree_rss_kb(root_pid: int) -> int:
+    """Sum of VmRSS over root_pid and all its descendants, read from /proc."""
+    children: dict = {}
+    rss: dict = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as handle:
+                ppid = kb = 0
+                for line in handle:
+                    if line.startswith("PPid:"):
+                        ppid = int(line.split()[1])
+                    elif line.startswith("VmRSS:"):
+                        kb = int(line.split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        pid = int(entry)
+        children.setdefault(ppid, []).append(pid)
+        rss[pid] = kb
+    total, stack = 0, [root_pid]
+    while stack:
+        pid = stack.pop()
+        total += rss.get(pid, 0)
+        stack.extend(children.get(pid, ()))
+    return total
+
+
+def _measure_once(case: str, command: Sequence[str], cwd: Optional[Path] = None) -> Measurement:
+    stderr_file = tempfile.TemporaryFile()
+    start = time.perf_counter()
+    proc = subprocess.Popen(list(command), cwd=cwd, stdout=subprocess.DEVNULL, stderr=stderr_file)
+    peak_tree = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak_tree[0] = max(peak_tree[0], _tree_rss_kb(proc.pid))
+            done.wait(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    stderr_file.seek(0)
+    err = stderr_file.read().decode(errors="replace")
+    stderr_file.close()
+    note = ""
+    if proc.returncode not in (0, 1):  # mwbmigrate --dry-run: 0 or 1; anything else is a failure
+        errors = [line for line in err.splitlines() if line.startswith("error ")]
+        note = f"{len(errors)} file errors" if errors else (err.strip().splitlines() or ["?"])[-1][:60]
+    # Linux reports ru_maxrss in KiB.
+    return Measurement(case, wall, usage.ru_maxrss / 1024, peak_tree[0] / 1024, proc.returncode, note)
+
+
+def _measure(case: str, command: Sequence[str], repeat: int, cwd: Optional[Path] = None,
+             prepare: Optional[Callable[[], None]] = None) -> Measurement:
+    best: Optional[Measurement] = None
+    for _ in range(repeat):
+        if prepare is not None:
+            prepare()
+        result = _measure_once(case, command, cwd)
+        if best is None or result.wall_s < best.wall_s:
+            best = result
+        print(f"  {case}: {result.wall_s:.2f} s, {result.peak_mb:.0f} MB, rc={result.rc}", file=sys.stderr, flush=True)
+    assert best is not None
+    return best
+
+
+# --------------------------------------------------------------------------- trees
+
+
+def _affected(path: Path) -> bool:
+    return path.suffix == ".py" and PREFILTER_BYTES.search(path.read_bytes()) is not None
+
+
+def _copy_tree(source: Path, dest: Path, drop_affected: bool = False) -> None:
+    def ignore(folder: str, names: List[str]) -> List[str]:
+        if not drop_affected:
+            return []
+        return [n for n in names if n.endswith(".py") and (Path(folder) / n).is_file() and _affected(Path(folder) / n)]
+
+    shutil.copytree(source, dest, ignore=ignore)
+
+
+def _count(root: Path) -> tuple:
+    files = [p for p in root.rglob("*.py")]
+    return len(files), sum(1 for p in files if _affected(p))
+
+
+def _mwbmigrate_command(target: Path, jobs: int) -> List[str]:
+    script = REPO_ROOT / ".venv" / "bin" / "mwbmigrate"
+    head = [str(script)] if script.exists() else [sys.executable, "-m", "mwbmigrate"]
+    return head + ["rewrite", str(target), "--dry-run", "--no-progress", "--jobs", str(jobs)]
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
+    parser.add_argument("--repeat", type=int, default=1, help="take the best of N runs per case")
+    parser.add_argument("--quick", action="store_true", help="skip the 4x-tree scaling cases")
+    parser.add_argument("--libcst-runner", action="store_true", help="also time libcst.tool codemod rename (minutes)")
+    parser.add_argument("--_parse-all", dest="parse_all", metavar="DIR", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.parse_all:
+        _parse_all(args.parse_all, args.jobs)
+        return 0
+
+    sys.path.insert(0, str(REPO_ROOT / "tests"))
+    from sglang_corpus import OLD_VERSION, sglang_tree  # noqa: E402
+
+    source = sglang_tree(OLD_VERSION) / "sglang"
+    jobs = max(1, args.jobs)
+    repeat = max(1, args.repeat)
+    load_before = os.getloadavg()
+    results: List[Measurement] = []
+    work = Path(tempfile.mkdtemp(prefix="bench_rewrite_"))
+    try:
+        one = work / "x1" / "sglang"
+        _copy_tree(source, one)
+        n_files, n_affected = _count(one)
+        print(f"sglang {OLD_VERSION}: {n_files} .py files, {n_affected} match the prefilter; "
+              f"jobs={jobs}, repeat={repeat}, cores={os.cpu_count()}", flush=True)
+
+        this = str(Path(__file__).resolve())
+        m1 = _measure(f"mwbmigrate x1 (-j{jobs})", _mwbmigrate_command(one, jobs), repeat)
+        seq = _measure("parse-all, 1 process", [sys.executable, this, "--_parse-all", str(one), "--jobs", "1"], repeat)
+        par = _measure(f"parse-all, {jobs} processes", [sys.executable, this, "--_parse-all", str(one), "--jobs", str(jobs)], repeat)
+        results += [m1, seq, par]
+
+        m4 = m4_one = None
+        if not args.quick:
+            four = work / "x4"
+            for i in range(4):
+                _copy_tree(source, four / f"copy{i}" / "sglang")
+            m4 = _measure(f"mwbmigrate x4 tree, x4 affected", _mwbmigrate_command(four, jobs), repeat)
+            four_one = work / "x4one"
+            _copy_tree(source, four_one / "copy0" / "sglang")
+            for i in range(1, 4):
+                _copy_tree(source, four_one / f"copy{i}" / "sglang", drop_affected=True)
+            f4, a4 = _count(four_one)
+            m4_one = _measure(f"mwbmigrate x4 tree, x1 affected", _mwbmigrate_command(four_one, jobs), repeat)
+            m4_one.note = (m4_one.note + "; " if m4_one.note else "") + f"{f4} files, {a4} affected"
+            results += [m4, m4_one]
+
+        if args.libcst_runner:
+            runner_root = work / "libcst"
+
+            def fresh_copy() -> None:
+                shutil.rmtree(runner_root, ignore_errors=True)
+                _copy_tree(source, runner_root / "sglang")
+                subprocess.run([sys.executable, "-m", "libcst.tool", "initialize", str(runner_root)],
+                               check=True, stdout=subprocess.DEVNULL)
+
+            command = [sys.executable, "-m", "libcst.tool", "codemod", "rename.RenameCommand",
+                       "--old_name", OLD_NAME, "--new_name", NEW_NAME,
+                       "-j", str(jobs), "--no-format", "--hide-progress", "sglang"]
+            results.append(_measure(f"libcst.tool codemod rename (-j{jobs})", command, repeat,
+                                    cwd=runner_root, prepare=fresh_copy))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    load_after = os.getloadavg()
+
+    width = max(len(r.case) for r in results)
+    print()
+    print(f"{'case':<{width}}  {'wall s':>8}  {'peak MB':>8}  {'tree MB':>8}  rc  note")
+    for r in results:
+        print(f"{r.case:<{width}}  {r.wall_s:>8.2f}  {r.peak_mb:>8.0f}  {r.tree_mb:>8.0f}  {r.rc:>2}  {r.note}")
+    print()
+    print(f"parse-all (1 process) / mwbmigrate x1:    {seq.wall_s / m1.wall_s:6.2f}x   (target >= {TARGET_SPEEDUP:.0f}x)")
+    print(f"parse-all ({jobs} processes) / mwbmigrate x1: {par.wall_s / m1.wall_s:6.2f}x")
+    if m4 is not None and m4_one is not None:
+        print(f"x4 tree, x4 affected / x1:                {m4.wall_s / m1.wall_s:6.2f}x   (cost tracks affected files: ~4x)")
+        print(f"x4 tree, x1 affected / x1:                {m4_one.wall_s / m1.wall_s:6.2f}x   (~1x if it does not grow with tree size)")
+    print(f"load average (1/5/15 min): before {' '.join(f'{x:.2f}' for x in load_before)}, "
+          f"after {' '.join(f'{x:.2f}' for x in load_after)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
