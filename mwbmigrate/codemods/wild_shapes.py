@@ -47,6 +47,7 @@ from mwbmigrate.analysis.old_api import (
     OLD_METHOD,
     OLD_PARAMETER,
     RENAMED_FIELDS,
+    ModuleLocation,
     is_sglang_schedule_batch_module,
 )
 from mwbmigrate.analysis.receivers import old_method_call
@@ -144,6 +145,102 @@ def feature_check(node: cst.CSTNode) -> str | None:
     return name if name in (OLD_METHOD, OLD_CLASS) else None
 
 
+# -- facts other codemods can share ---------------------------------------------------------------
+def imports_foreign_old_class(module: cst.Module, location: ModuleLocation) -> bool:
+    """True when the module imports a `ModelWorkerBatch` that is not SGLang's (a JAX port's, say)."""
+
+    class _Imports(cst.CSTVisitor):
+        foreign = False
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+            if not _imports_old_class(node):
+                return
+            dotted = "." * len(node.relative) + (_code(node.module) if node.module else "")
+            if not is_sglang_schedule_batch_module(dotted, location):
+                self.foreign = True
+
+    imports = _Imports()
+    module.visit(imports)
+    return imports.foreign
+
+
+@dataclass
+class ModuleFacts:
+    guarded_imports: set[int]  # ids of `from ... import ModelWorkerBatch` under try/except ImportError
+    switch_names: dict[str, str]  # flag (name or dotted attribute) -> review code of what it tests
+    method_classes: set[str]  # classes of this module that define get_model_worker_batch
+
+
+def module_facts(module: cst.Module) -> ModuleFacts:
+    """Guarded imports, module flags that tell the APIs apart, and classes with their own old method."""
+    facts = ModuleFacts(set(), {}, set())
+
+    class _Facts(cst.CSTVisitor):
+        def visit_Try(self, node: cst.Try) -> None:
+            def catches(handler: cst.ExceptHandler) -> bool:
+                if handler.type is None:
+                    return True
+                types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [cst.Element(handler.type)]
+                return any(_dotted(t.value) in IMPORT_ERRORS for t in types)
+
+            guarded = [s for s in _simple_statements(node.body) if isinstance(s, cst.ImportFrom) and _imports_old_class(s)]
+            if not guarded or not any(catches(h) for h in node.handlers):
+                return
+            facts.guarded_imports.update(id(s) for s in guarded)
+            blocks = [node.body, *(h.body for h in node.handlers), *([node.orelse.body] if node.orelse else [])]
+            for block in blocks:
+                for statement in _simple_statements(block):
+                    if isinstance(statement, cst.Assign):
+                        for target in statement.targets:
+                            name = _dotted(target.target)
+                            if name and name != OLD_CLASS:
+                                facts.switch_names.setdefault(name, "MWB121")
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            found = _contains(node.value)
+            code = "MWB120" if found.feature_check else "MWB122" if found.environment else None
+            if code is None:
+                return
+            for target in node.targets:
+                name = _dotted(target.target)
+                if name:
+                    facts.switch_names.setdefault(name, code)
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            if _defines_old_method(node):
+                facts.method_classes.add(node.name.value)
+
+    module.visit(_Facts())
+    return facts
+
+
+def local_instances(function: cst.FunctionDef, method_classes: set[str]) -> dict[str, str]:
+    """Locals of `function` bound to `Cls(...)` where `Cls` (of this module) defines its own old method.
+
+    Their `get_model_worker_batch()` is that class's, not SGLang's, and must not be eliminated.
+    """
+    found: dict[str, str] = {}
+    if not method_classes:
+        return found
+
+    class _Assigns(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if isinstance(node.value, cst.Call) and _dotted(node.value.func) in method_classes:
+                for target in node.targets:
+                    if isinstance(target.target, cst.Name):
+                        found[target.target.value] = _dotted(node.value.func)
+
+    function.body.visit(_Assigns())
+    return found
+
+
+def version_gates(region: cst.CSTNode, switch_names: dict[str, str]) -> list[tuple[cst.CSTNode, str, str]]:
+    """The statements of a function (or module-level `if`) that pick between the old and new API."""
+    scan = _Scan(region, switch_names)
+    region.visit(scan)
+    return scan.gates
+
+
 class _Contains(cst.CSTVisitor):
     """Whether a subtree holds an old-API token, a feature check, or a read of the environment."""
 
@@ -198,7 +295,9 @@ class _Scan(cst.CSTVisitor):
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node is not self.root:
             return False
-        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and node is not self.root:
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and not (
+            node is self.root and isinstance(node, cst.FunctionDef)
+        ):
             self.statements.append(node)
             self._check_gate(node)
         return super().on_visit(node)
@@ -267,77 +366,26 @@ class ReportWildShapes(MigrationCodemod):
 
     # -- module facts ---------------------------------------------------------------------------
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        if self._imports_foreign_class(tree):
+        if imports_foreign_old_class(tree, self.state.location):
             return tree  # another project's ModelWorkerBatch: never touched
         return tree.visit(self)
 
-    def _imports_foreign_class(self, tree: cst.Module) -> bool:
-        location = self.state.location
-
-        class _Imports(cst.CSTVisitor):
-            foreign = False
-
-            def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-                if isinstance(node.names, cst.ImportStar):
-                    return
-                if not any(isinstance(a.name, cst.Name) and a.name.value == OLD_CLASS for a in node.names):
-                    return
-                module = "." * len(node.relative) + (cst.Module([]).code_for_node(node.module) if node.module else "")
-                if not is_sglang_schedule_batch_module(module, location):
-                    self.foreign = True
-
-        imports = _Imports()
-        tree.visit(imports)
-        return imports.foreign
-
     def visit_Module(self, node: cst.Module) -> None:
-        scope = self.get_metadata(ScopeProvider, node, None)
+        facts = module_facts(node)
+        self._guarded_imports = facts.guarded_imports
+        self._switch_names = facts.switch_names
+        self._method_classes = facts.method_classes
+        codemod = self
 
-        class _Facts(cst.CSTVisitor):
-            def __init__(self, codemod: "ReportWildShapes") -> None:
-                self.codemod = codemod
-
-            def visit_Try(self, node: cst.Try) -> None:
-                catches = any(
-                    handler.type is None or _dotted(handler.type) in IMPORT_ERRORS
-                    or (isinstance(handler.type, cst.Tuple) and any(_dotted(e.value) in IMPORT_ERRORS for e in handler.type.elements))
-                    for handler in node.handlers
-                )
-                if not catches:
-                    return
-                guarded = [s for s in _simple_statements(node.body) if isinstance(s, cst.ImportFrom) and _imports_old_class(s)]
-                if not guarded:
-                    return
-                self.codemod._guarded_imports.update(id(s) for s in guarded)
-                for block in (node.body, *(h.body for h in node.handlers), *( [node.orelse.body] if node.orelse else [])):
-                    for statement in _simple_statements(block):
-                        if isinstance(statement, cst.Assign):
-                            for target in statement.targets:
-                                name = _dotted(target.target)
-                                if name and name != OLD_CLASS:
-                                    self.codemod._switch_names.setdefault(name, "MWB121")
-
-            def visit_Assign(self, node: cst.Assign) -> None:
-                found = _contains(node.value)
-                code = "MWB120" if found.feature_check else "MWB122" if found.environment else None
-                if code is None:
-                    return
-                for target in node.targets:
-                    name = _dotted(target.target)
-                    if name:
-                        self.codemod._switch_names.setdefault(name, code)
-
-            def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        class _Wrappers(cst.CSTVisitor):
+            def visit_FunctionDef(self, function: cst.FunctionDef) -> None:
                 # A wrapper that takes the old object, or digs it out of **kwargs by name.
-                params = (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)
-                if any(param_holds_old_object(self.codemod, p) for p in params) or _reads_old_keyword(node):
-                    self.codemod._patch_functions.add(node.name.value)
+                params = (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
+                if any(param_holds_old_object(codemod, p) for p in params) or _reads_old_keyword(function):
+                    codemod._patch_functions.add(function.name.value)
 
-            def visit_ClassDef(self, node: cst.ClassDef) -> None:
-                if _defines_old_method(node):
-                    self.codemod._method_classes.add(node.name.value)
-
-        node.visit(_Facts(self))
+        node.visit(_Wrappers())
+        scope = self.get_metadata(ScopeProvider, node, None)
         if scope is None:
             return
         guarded_local = {
@@ -365,7 +413,7 @@ class ReportWildShapes(MigrationCodemod):
         scan = _Scan(node, self._switch_names)
         node.visit(scan)
         tokens = dict(scan.tokens)
-        self._functions.append(_Function(node, tokens, scan.names, self._local_instances(node)))
+        self._functions.append(_Function(node, tokens, scan.names, local_instances(node, self._method_classes)))
         self._mark_region(scan)
         facts = function_facts(self, node)
         self._accesses |= facts.old_object_accesses()
@@ -377,13 +425,9 @@ class ReportWildShapes(MigrationCodemod):
 
     def visit_If(self, node: cst.If) -> None:
         if not self._functions and not any(isinstance(a, cst.If) for a in self._ancestors[:-1]):
-            # Module-level gate: the region is the `if` statement itself.
+            # A module-level gate: the region is the `if` statement itself.
             scan = _Scan(node, self._switch_names)
-            scan.statements.append(node)
-            scan._check_gate(node)
-            node.body.visit(scan)
-            if node.orelse is not None:
-                node.orelse.visit(scan)
+            node.visit(scan)
             self._mark_region(scan)
 
     def _mark_region(self, scan: _Scan) -> None:
@@ -431,23 +475,6 @@ class ReportWildShapes(MigrationCodemod):
                 return False
         return False
 
-    def _local_instances(self, function: cst.FunctionDef) -> dict[str, str]:
-        """Locals bound to `Cls(...)` where `Cls` is a class of this module defining the old method."""
-        if not self._method_classes:
-            return {}
-        found: dict[str, str] = {}
-
-        class _Assigns(cst.CSTVisitor):
-            def visit_Assign(self, node: cst.Assign) -> None:
-                if isinstance(node.value, cst.Call) and _dotted(node.value.func) in classes:
-                    for target in node.targets:
-                        if isinstance(target.target, cst.Name):
-                            found[target.target.value] = _dotted(node.value.func)
-
-        classes = self._method_classes
-        function.body.visit(_Assigns())
-        return found
-
     def _own_method_owner(self, receiver: cst.BaseExpression) -> str | None:
         if isinstance(receiver, cst.Name) and receiver.value == "self" and self._classes and self._classes[-1][1]:
             return self._classes[-1][0]
@@ -475,12 +502,10 @@ class ReportWildShapes(MigrationCodemod):
         for assignment in assignments:
             statement = tokens.get(assignment.node)
             small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
-            bound_from_call = isinstance(small, cst.Assign) and (
-                old_method_call(small.value) is not None or _has_old_method_call(small.value)
-            )
+            bound_from_call = isinstance(small, cst.Assign) and old_method_call(small.value) is not None
             if statement is not None and not bound_from_call:
-                # (a call on an attribute receiver, or unpacked, is reported as MWB135 where it is bound)
-                self.review(statement, "MWB134", f"`{OLD_PARAMETER}` {_binding_kind(statement)}: not provably the old object, kept")
+                # (a call on an attribute receiver is reported as MWB135 where it is bound)
+                self.review(statement, "MWB134", f"`{OLD_PARAMETER}` {_binding_kind(statement)}: not renamed, kept")
             for reference in assignment.references:
                 used = tokens.get(reference.node)
                 if used is not None:
