@@ -10,6 +10,8 @@ Order matters, and each dependency is stated once here:
    `batch`, so a local is never mistaken for a name collision.
 3. isinstance-checks and class-removal must see the class before class-references replaces it.
 4. imports runs after every reference has moved, so it knows which imports are still used.
+core-runtime runs after the renames (it matches `batch`) and while `ModelWorkerBatch` is still
+   imported (its trigger for ForwardBatch.init_new).
 req-pool-mirror is independent of the rest and runs last.
 keyword-callers is not here: it needs the whole project's renamed signatures (engine pass 2).
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 from mwbmigrate.codemods.base import MigrationCodemod
 from mwbmigrate.codemods.class_references import ReplaceClassReferences
 from mwbmigrate.codemods.class_removal import RemoveOldClass
+from mwbmigrate.codemods.core_runtime import MoveCoreOntoRuntime
 from mwbmigrate.codemods.docstrings import UpdateDataFlowDocstrings
 from mwbmigrate.codemods.field_renames import RenameOldObjectFields
 from mwbmigrate.codemods.imports import MigrateImports
@@ -36,6 +39,7 @@ CODEMODS: tuple[type[MigrationCodemod], ...] = (
     RenameOldObjectFields,
     DropWorkerBatchCalls,
     RenameOldObjectParameters,
+    MoveCoreOntoRuntime,
     DropOldClassInstanceChecks,
     RemoveOldClass,
     ReplaceClassReferences,

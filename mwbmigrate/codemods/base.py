@@ -22,6 +22,7 @@ class MigrationState:
     markers: bool = True
     selected_reviews: frozenset[str] | None = None  # None: every review code
     ignored_reviews: frozenset[str] = frozenset()
+    disabled_codemods: frozenset[str] = frozenset()  # codes and names not run in this pass
     renamed_signatures: set[tuple[str, str, str]] = field(default_factory=set)
     project_signatures: dict[str, dict[str, str]] = field(default_factory=dict)  # function -> {old: new}
     suggestions: dict[tuple[str, str], str] = field(default_factory=dict)  # (code, reason) -> suggestion

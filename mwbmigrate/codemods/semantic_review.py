@@ -21,6 +21,7 @@ from mwbmigrate.analysis.old_api import OLD_METHOD, OLD_PARAMETER, ONE_SHOT_OVER
 from mwbmigrate.analysis.receivers import old_method_call, override_argument
 from mwbmigrate.codemods._shared import function_facts
 from mwbmigrate.codemods.base import MigrationCodemod
+from mwbmigrate.codemods.core_runtime import MoveCoreOntoRuntime
 
 CONSUMING_CALLS = frozenset({"init_new", "forward_batch_generation", "forward_batch_embedding"})
 # Callees whose parameter is a ForwardBatch; the old object used to be passed there (category I).
@@ -50,10 +51,11 @@ class _FunctionScan(cst.CSTVisitor):
         self._targets: set[int] = set()
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, cst.FunctionDef) and node is not self.function:
-            return False
+        # Pushed even when not descended into: on_leave runs for a skipped node too.
         if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and node is not self.function:
             self.statements.append(node)
+        if isinstance(node, cst.FunctionDef) and node is not self.function:
+            return False
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
@@ -68,7 +70,8 @@ class _FunctionScan(cst.CSTVisitor):
         self._targets.add(id(node.target))
 
     def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append((node, self.statements[-1]))
+        if self.statements:  # calls in decorators and defaults sit outside the body
+            self.calls.append((node, self.statements[-1]))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if not self.statements or not isinstance(node.value, cst.Name):
@@ -89,8 +92,25 @@ class ReportSemanticRisks(MigrationCodemod):
     def applies_to(cls, text, state):
         return OLD_PARAMETER in text or "ModelWorkerBatch" in text
 
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._classes: list[str] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._classes.append(node.name.value)
+
+    def leave_ClassDef(self, original_node, updated_node):
+        self._classes.pop()
+        return updated_node
+
     def _line(self, node: cst.CSTNode) -> int:
         return self.get_metadata(PositionProvider, node).start.line
+
+    def _read_through_view(self, node: cst.FunctionDef) -> bool:
+        """core-runtime makes `ForwardBatch.init_new` read derived and gated values through the view."""
+        disabled = self.state.disabled_codemods
+        runs = MoveCoreOntoRuntime.CODE not in disabled and MoveCoreOntoRuntime.NAME not in disabled
+        return runs and self._classes[-1:] == ["ForwardBatch"] and node.name.value == "init_new"
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         facts = function_facts(self, node)
@@ -120,7 +140,7 @@ class ReportSemanticRisks(MigrationCodemod):
             elif field == OVERRIDE_ARGUMENT and facts.aliases:
                 self.review(statement, "MWB107", "`ScheduleBatch.seq_lens_cpu_cache` written as a persistent cache; in 0.5.13 it is a one-shot override")
         for attribute, statement in scan.reads:
-            if attribute.value not in accesses:
+            if attribute.value not in accesses or self._read_through_view(node):
                 continue
             field = attribute.attr.value
             if field in DERIVED_FIELDS:

@@ -84,6 +84,7 @@ def transform_source(
         markers=options.markers,
         selected_reviews=options.selected_reviews,
         ignored_reviews=options.ignored_reviews,
+        disabled_codemods=options.disabled,
         project_signatures=options.project_signatures,
     )
     context = CodemodContext(filename=display_path, scratch={STATE_KEY: state})

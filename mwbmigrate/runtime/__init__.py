@@ -6,7 +6,8 @@
 * :mod:`.ring` -- :class:`BatchRecordRing`, keep-alive of a batch's objects for N
   iterations;
 * :mod:`.streams` -- ``record_stream`` helpers for tensors used on the forward stream;
-* :mod:`.req_pool` -- the ``req_pool_indices_cpu`` host mirror.
+* :mod:`.req_pool` -- the ``req_pool_indices_cpu`` host mirror;
+* :mod:`.forward_view` -- what a migrated ``ForwardBatch.init_new`` reads from the batch.
 
 Self-contained on purpose: it imports nothing else from mwbmigrate and never imports
 sglang; imports inside the package are relative, so the folder can be copied into
@@ -14,6 +15,7 @@ another tree under any name. torch is needed only by :mod:`.req_pool` (imported 
 use) and by callers of :mod:`.streams` that hold tensors.
 """
 
+from .forward_view import ForwardBatchView, forward_batch_view
 from .isolation import (
     ForwardIsolation,
     NestedIsolationError,
@@ -52,6 +54,8 @@ from .streams import (
 )
 
 __all__ = [
+    "ForwardBatchView",
+    "forward_batch_view",
     "FORWARD_OVERRIDE_DEFAULTS",
     "FORWARD_OVERRIDE_NAMES",
     "V2_VERIFY_BATCH_ATTRS",

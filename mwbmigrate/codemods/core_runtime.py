@@ -1,0 +1,141 @@
+"""Put an SGLang core tree onto `mwbmigrate.runtime`: what upstream moved by hand in 0.5.13.
+
+In the module defining `ForwardBatch.init_new`, the method starts by reading the batch through the
+runtime's view, which consumes and resets the one-shot overrides and recomputes what
+`get_model_worker_batch` derived (decode/idle gating, `capture_hidden_mode`, grammars, the
+`seq_lens_cpu` override with its shape check):
+
+    def init_new(cls, batch, model_runner):        def init_new(cls, batch, model_runner):
+        ret = cls(...)                       ->        batch = forward_batch_view(batch, CaptureHiddenMode)
+                                                       ret = cls(...)
+
+In the scheduler, the overlap forward's copy-and-pin becomes the isolation context manager:
+
+    self.record_batch_in_overlap(batch)             with overlap_forward_isolation(batch, self.batch_record_ring):
+    batch.sampling_info = (                   ->        bs = len(batch.seq_lens)
+        batch.sampling_info.copy_for_forward())         ...
+    bs = len(batch.seq_lens)                            with self.forward_stream_ctx:
+    ...                                                     ...
+    with self.forward_stream_ctx:
+        ...
+
+and the ring is created beside `self.batch_record_buf`. Only these exact shapes are rewritten;
+anything else is left to the review items of semantic-review.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.codemod.visitors import AddImportsVisitor
+
+from mwbmigrate.codemods.base import MigrationCodemod
+
+RUNTIME_MODULE = "mwbmigrate.runtime"
+VIEW = "forward_batch_view"
+ISOLATION = "overlap_forward_isolation"
+RING = "BatchRecordRing"
+RING_ATTRIBUTE = "batch_record_ring"
+
+
+def _is_pin(statement: cst.CSTNode) -> str | None:
+    """`self.record_batch_in_overlap(<name>)` -> the name."""
+    if m.matches(statement, m.SimpleStatementLine(body=[m.Expr(m.Call(
+        func=m.Attribute(m.Name("self"), m.Name("record_batch_in_overlap")), args=[m.Arg(m.Name())],
+    ))])):
+        return statement.body[0].value.args[0].value.value
+    return None
+
+
+def _is_copy_for_forward(statement: cst.CSTNode, name: str) -> bool:
+    return m.matches(statement, m.SimpleStatementLine(body=[m.Assign(
+        targets=[m.AssignTarget(m.Attribute(m.Name(name), m.Name("sampling_info")))],
+        value=m.Call(func=m.Attribute(m.Attribute(m.Name(name), m.Name("sampling_info")), m.Name("copy_for_forward")), args=[]),
+    )]))
+
+
+def _is_forward_stream(statement: cst.CSTNode) -> bool:
+    return m.matches(statement, m.With(items=[m.WithItem(m.Attribute(m.Name("self"), m.Name("forward_stream_ctx")))]))
+
+
+class MoveCoreOntoRuntime(MigrationCodemod):
+    CODE = "MWB013"
+    NAME = "core-runtime"
+    SUMMARY = "In an SGLang core tree: `ForwardBatch.init_new` reads the batch through the runtime's view; the overlap forward runs in `overlap_forward_isolation`."
+    METADATA_DEPENDENCIES = ()
+
+    @classmethod
+    def applies_to(cls, text, state):
+        init_new = "class ForwardBatch" in text and "def init_new" in text and "CaptureHiddenMode" in text and "ModelWorkerBatch" in text
+        overlap = "record_batch_in_overlap" in text and "copy_for_forward" in text and "forward_stream_ctx" in text
+        return init_new or overlap
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._classes: list[str] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._classes.append(node.name.value)
+
+    def leave_ClassDef(self, original_node, updated_node):
+        self._classes.pop()
+        return updated_node
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef):
+        if self._classes[-1:] == ["ForwardBatch"] and updated_node.name.value == "init_new":
+            return self._view_in_init_new(updated_node)
+        return updated_node
+
+    def _view_in_init_new(self, function: cst.FunctionDef) -> cst.FunctionDef:
+        params = function.params.params
+        if len(params) < 2 or not isinstance(function.body, cst.IndentedBlock):
+            return function
+        if VIEW in cst.Module([]).code_for_node(function.body):
+            return function
+        batch = params[1].name.value
+        AddImportsVisitor.add_needed_import(self.context, RUNTIME_MODULE, VIEW)
+        statement = cst.parse_statement(f"{batch} = {VIEW}({batch}, CaptureHiddenMode)")
+        body = list(function.body.body)
+        first = 1 if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])) else 0
+        body.insert(first, statement)
+        return function.with_changes(body=function.body.with_changes(body=body))
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock):
+        body = list(updated_node.body)
+        body = self._create_ring(body)
+        for index, statement in enumerate(body):
+            name = _is_pin(statement)
+            if name is None or index + 1 >= len(body) or not _is_copy_for_forward(body[index + 1], name):
+                continue
+            end = next((j for j in range(index + 2, len(body)) if _is_forward_stream(body[j])), None)
+            if end is None:
+                continue
+            AddImportsVisitor.add_needed_import(self.context, RUNTIME_MODULE, ISOLATION)
+            inner = body[index + 2:end + 1]
+            inner[0] = inner[0].with_changes(leading_lines=[
+                line for line in inner[0].leading_lines if line.comment is not None
+            ])
+            isolation = cst.With(
+                items=[cst.WithItem(cst.parse_expression(f"{ISOLATION}({name}, self.{RING_ATTRIBUTE})"))],
+                body=cst.IndentedBlock(body=inner),
+                leading_lines=statement.leading_lines,
+            )
+            body[index:end + 1] = [isolation]
+            return updated_node.with_changes(body=body)
+        return updated_node.with_changes(body=body) if body != list(updated_node.body) else updated_node
+
+    def _create_ring(self, body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+        """`self.batch_record_ring = BatchRecordRing(2)` right after `self.batch_record_buf = ...`."""
+        if any(
+            m.matches(s, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(m.Attribute(m.Name("self"), m.Name(RING_ATTRIBUTE)))])]))
+            for s in body
+        ):
+            return body
+        for index, statement in enumerate(body):
+            if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(
+                targets=[m.AssignTarget(m.Attribute(m.Name("self"), m.Name("batch_record_buf")))]
+            )])):
+                AddImportsVisitor.add_needed_import(self.context, RUNTIME_MODULE, RING)
+                ring = cst.parse_statement(f"self.{RING_ATTRIBUTE} = {RING}(2)")
+                return [*body[:index + 1], ring, *body[index + 1:]]
+        return body

@@ -1,0 +1,88 @@
+"""What `ForwardBatch.init_new` used to read from a ModelWorkerBatch, computed from a ScheduleBatch.
+
+A migrated tree whose `init_new` still reads the old object's fields starts it with
+
+    batch = forward_batch_view(batch, CaptureHiddenMode)
+
+The view consumes and resets the one-shot overrides on the batch (0.5.13's contract), sets the
+grammars on `sampling_info` as `get_model_worker_batch` did, and answers the fields the old object
+derived: `extend_lens`/`prefix_lens`/`extend_logprob_start_lens` (and their old names) are None in
+decode/idle, `capture_hidden_mode` is the override or the derived mode, `seq_lens_cpu` is the
+override when one was set, `lora_ids`/`dllm_block_offsets` come from the requests. Every other
+attribute reads and writes through to the batch itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .overrides import apply_forward_overrides
+
+__all__ = ["ForwardBatchView", "forward_batch_view"]
+
+GATED_FIELDS = {
+    "extend_lens": ("extend_lens", "extend_seq_lens"),
+    "prefix_lens": ("prefix_lens", "extend_prefix_lens"),
+    "extend_logprob_start_lens": ("extend_logprob_start_lens",),
+}
+
+
+class ForwardBatchView:
+    """A ScheduleBatch seen as the old per-forward object; writes go to the batch."""
+
+    __slots__ = ("_batch", "_values")
+
+    def __init__(self, batch: Any, values: dict[str, Any]) -> None:
+        object.__setattr__(self, "_batch", batch)
+        object.__setattr__(self, "_values", values)
+
+    @property
+    def schedule_batch(self) -> Any:
+        return object.__getattribute__(self, "_batch")
+
+    def __getattr__(self, name: str) -> Any:
+        values = object.__getattribute__(self, "_values")
+        if name in values:
+            return values[name]
+        return getattr(object.__getattribute__(self, "_batch"), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__getattribute__(self, "_values").pop(name, None)
+        setattr(object.__getattribute__(self, "_batch"), name, value)
+
+    def __repr__(self) -> str:
+        return f"ForwardBatchView({object.__getattribute__(self, '_batch')!r})"
+
+
+def _decode_or_idle(batch: Any) -> bool:
+    mode = getattr(batch, "forward_mode", None)
+    check = getattr(mode, "is_decode_or_idle", None)
+    return bool(check()) if callable(check) else False
+
+
+def forward_batch_view(batch: Any, capture_hidden_modes: Any = None) -> ForwardBatchView:
+    """Consume the batch's one-shot overrides and return the view `init_new` reads.
+
+    Idempotent on a view (returns it unchanged, consuming nothing twice). `capture_hidden_modes`
+    is SGLang's `CaptureHiddenMode` class, used to derive the mode when no override is set.
+    """
+    if isinstance(batch, ForwardBatchView):
+        return batch
+    resolved = apply_forward_overrides(batch, modes=capture_hidden_modes)
+    reqs = list(getattr(batch, "reqs", None) or ())
+    sampling_info = getattr(batch, "sampling_info", None)
+    if sampling_info is not None:
+        sampling_info.grammars = [req.grammar for req in reqs] if getattr(batch, "has_grammar", False) else None
+    gated = _decode_or_idle(batch)
+    values: dict[str, Any] = {
+        "capture_hidden_mode": resolved.capture_hidden_mode,
+        "return_hidden_states_before_norm": resolved.return_hidden_states_before_norm,
+        "seq_lens_cpu": resolved.seq_lens_cpu,
+        "lora_ids": [getattr(req, "lora_id", None) for req in reqs],
+        "dllm_block_offsets": [getattr(req, "dllm_block_offset", None) for req in reqs],
+    }
+    for field, names in GATED_FIELDS.items():
+        value = None if gated else getattr(batch, field, None)
+        for name in names:
+            values[name] = value
+    return ForwardBatchView(batch, values)
