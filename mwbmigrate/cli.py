@@ -45,7 +45,8 @@ class OutputFormat(str, enum.Enum):
 
 
 def _stderr() -> Console:
-    return Console(stderr=True, highlight=False)
+    # soft_wrap: paths and reasons stay on one line when piped, so they can be grepped.
+    return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _fail(message: str) -> typer.Exit:
@@ -82,6 +83,9 @@ def rewrite(
     """Rewrite a codebase from ModelWorkerBatch to ScheduleBatch (in place unless --dry-run or --check).
 
     PATH `-` reads one module on stdin and writes the result to stdout (for editors).
+
+    Exit codes: 0 success or nothing to do; 1 --check found changes; 2 bad usage or a file could
+    not be processed (the others are still processed).
     """
     if dry_run and check:
         raise _fail("--dry-run and --check cannot be combined")

@@ -16,7 +16,9 @@ _GREEN, _RED, _CYAN, _RESET = "\x1b[32m", "\x1b[31m", "\x1b[36m", "\x1b[0m"
 def file_diff(result: FileResult) -> str:
     if result.status is not FileStatus.CHANGED or result.original is None or result.rewritten is None:
         return ""
-    return unified_diff(result.display_path, result.original, result.rewritten)
+    # The BOM is part of the file's first line as git sees it; keep it so the patch applies.
+    bom = "\ufeff" if result.has_bom else ""
+    return unified_diff(result.display_path, bom + result.original, bom + result.rewritten)
 
 
 def colourise(diff: str) -> str:

@@ -41,6 +41,7 @@ class FileResult:
     review_items: tuple[ReviewItem, ...] = ()
     applied: tuple[str, ...] = ()  # codes of the codemods that changed something
     renamed_signatures: tuple[tuple[str, str, str], ...] = ()  # (function, old parameter, new parameter)
+    parsed: bool = False  # the parser ran on it (failures after reading count, before do not)
 
     @property
     def changed(self) -> bool:
@@ -50,11 +51,11 @@ class FileResult:
 @dataclass
 class RunSummary:
     results: list[FileResult] = field(default_factory=list)
-    discovered: int = 0
+    discovered: int = 0  # files found, plus paths that could not be taken as files
 
     @property
     def parsed(self) -> int:
-        return sum(r.status is not FileStatus.SKIPPED for r in self.results)
+        return sum(r.parsed for r in self.results)
 
     @property
     def changed(self) -> list[FileResult]:

@@ -9,12 +9,14 @@ Reports, leaving the code as it is:
     MWB106  a write to the former old object, which now mutates the scheduler's long-lived batch
     MWB107  `ScheduleBatch.seq_lens_cpu_cache` used as a persistent cache (now a one-shot override)
     MWB112  the former old object passed where a `ForwardBatch` is expected
+    MWB114  an old-object-only field read on a parameter typed `Union[ScheduleBatch, ModelWorkerBatch]`
 (MWB113, a public signature whose parameter is renamed, comes from parameter-renames.)
 """
 
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 from libcst.metadata import PositionProvider, ScopeProvider
 
 from mwbmigrate.analysis.old_api import OLD_METHOD, OLD_PARAMETER, ONE_SHOT_OVERRIDES, OVERRIDE_ARGUMENT
@@ -27,6 +29,13 @@ CONSUMING_CALLS = frozenset({"init_new", "forward_batch_generation", "forward_ba
 # Callees whose parameter is a ForwardBatch; the old object used to be passed there (category I).
 FORWARD_BATCH_CALLEES = frozenset({"sample", "compute_logprobs_only"})
 DERIVED_FIELDS = frozenset({"capture_hidden_mode"})
+# Old-object fields with no ScheduleBatch attribute of that name -> what ScheduleBatch calls it.
+OLD_ONLY_FIELDS = {
+    "extend_seq_lens": "extend_lens",
+    "extend_prefix_lens": "prefix_lens",
+    "lora_ids": "[req.lora_id for req in batch.reqs]",
+    "dllm_block_offsets": "[req.dllm_block_offset for req in batch.reqs]",
+}
 UNGATED_FIELDS = frozenset({"extend_seq_lens", "extend_prefix_lens", "extend_logprob_start_lens"})
 
 
@@ -139,7 +148,12 @@ class ReportSemanticRisks(MigrationCodemod):
                     self.review(statement, "MWB106", f"write to `{field}` now mutates the scheduler's ScheduleBatch (it hit a throw-away copy before)")
             elif field == OVERRIDE_ARGUMENT and facts.aliases:
                 self.review(statement, "MWB107", "`ScheduleBatch.seq_lens_cpu_cache` written as a persistent cache; in 0.5.13 it is a one-shot override")
+        either = self._params_typed_either(node)
         for attribute, statement in scan.reads:
+            field = attribute.attr.value
+            if attribute.value.value in either and field in OLD_ONLY_FIELDS:
+                self.review(statement, "MWB114", f"`{field}` exists only on the old object, but `{attribute.value.value}` may be a ScheduleBatch (its field is `{OLD_ONLY_FIELDS[field]}`)")
+                continue
             if attribute.value not in accesses or self._read_through_view(node):
                 continue
             field = attribute.attr.value
@@ -149,6 +163,22 @@ class ReportSemanticRisks(MigrationCodemod):
                 self.review(statement, "MWB104", "`seq_lens_cpu` reflected the override on the old object; read forward_batch.seq_lens_cpu after init_new")
             elif field in UNGATED_FIELDS:
                 self.review(statement, "MWB105", f"`{field}` was None in decode/idle on the old object; ScheduleBatch's field is not gated")
+
+    def _params_typed_either(self, node: cst.FunctionDef) -> set[str]:
+        """Parameters annotated `Union[..., ModelWorkerBatch, ...]` (or `A | ModelWorkerBatch`)."""
+        names = set()
+        for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
+            if param.annotation is None:
+                continue
+            annotation = param.annotation.annotation
+            members: list[cst.BaseExpression] = []
+            if isinstance(annotation, cst.Subscript) and m.matches(annotation.value, m.Name("Union") | m.Attribute(attr=m.Name("Union"))):
+                members = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+            elif isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+                members = [annotation.left, annotation.right]
+            if len(members) > 1 and any(self.names_old_class(member) for member in members):
+                names.add(param.name.value)
+        return names
 
     def _check_consumed(self, node: cst.CSTNode, statement: cst.CSTNode, consuming: list[int], what: str) -> None:
         line = self._line(node)

@@ -13,7 +13,7 @@ from mwbmigrate.result import FileResult
 
 
 def dirty_files(paths: list[Path]) -> list[Path]:
-    """Files among `paths` with uncommitted changes (or untracked) in their git work tree."""
+    """Files among `paths` with uncommitted changes, untracked or ignored, in their git work tree."""
     by_root: dict[Path, list[Path]] = defaultdict(list)
     for path in paths:
         root = find_git_root(path.parent)
@@ -22,7 +22,8 @@ def dirty_files(paths: list[Path]) -> list[Path]:
     dirty: list[Path] = []
     for root, members in by_root.items():
         completed = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "-z", "--untracked-files=all", "--",
+            # Ignored files too: git could not give their original back either.
+            ["git", "-C", str(root), "status", "--porcelain", "-z", "--untracked-files=all", "--ignored=matching", "--",
              *[str(p.relative_to(root)) for p in members]],
             capture_output=True,
         )

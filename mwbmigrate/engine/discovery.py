@@ -28,7 +28,7 @@ class DiscoveredFile:
 @dataclass
 class Discovery:
     files: list[DiscoveredFile] = field(default_factory=list)
-    problems: list[tuple[Path, str]] = field(default_factory=list)  # (path, reason) found while walking
+    problems: list[tuple[Path, str, str]] = field(default_factory=list)  # (path, display path, reason)
 
 
 def find_git_root(path: Path) -> Path | None:
@@ -117,7 +117,7 @@ def discover(
                 if name in ALWAYS_SKIPPED_DIRS or _is_virtualenv(child):
                     continue
                 if name.endswith(".py") and not child.is_symlink():
-                    result.problems.append((child, "is a directory named *.py"))
+                    result.problems.append((child, child.relative_to(display_root).as_posix(), "is a directory named *.py"))
                     continue
                 if rules.ignored(child, ignore_root, is_dir=True):
                     continue

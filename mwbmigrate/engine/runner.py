@@ -97,9 +97,9 @@ def run_rewrite(
 ) -> RunSummary:
     discovery: Discovery = discover(paths, include, exclude)
     jobs = jobs or default_jobs()
-    summary = RunSummary(discovered=len(discovery.files))
-    for path, reason in discovery.problems:
-        summary.results.append(FileResult(str(path), path.name, FileStatus.FAILED, error=reason))
+    summary = RunSummary(discovered=len(discovery.files) + len(discovery.problems))
+    for path, display_path, reason in discovery.problems:
+        summary.results.append(FileResult(str(path), display_path, FileStatus.FAILED, error=reason))
 
     progress = progress_factory(len(discovery.files)) if progress_factory else None
     first = _map(_pass_one, [(f, options) for f in discovery.files], jobs, progress)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import libcst as cst
@@ -17,6 +17,7 @@ from mwbmigrate.codemods.base import MARKER_PREFIX, STATE_KEY, MigrationState, t
 from mwbmigrate.engine.source import DecodedSource, UnreadableSource, decode_source
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 
+_CR_ONLY = re.compile(r"\r(?!\n)")
 _MARKER = re.compile(re.escape(MARKER_PREFIX) + r"(MWB\d+) (.*?)(?=\s+#\s*mwbmigrate: |$)")
 
 
@@ -152,25 +153,29 @@ def transform_file(
         return failed(f"cannot read: {error.strerror or error}")
 
     original = decoded.text
+    if _CR_ONLY.search(original):
+        return failed("old Mac (CR-only) line endings are not supported; file left untouched")
     text = source_text if source_text is not None else original
     try:
         outcome = transform_source(text, display_path, options, codemods, location_path=os.fspath(path))
     except cst.ParserSyntaxError as error:
-        return failed(f"does not parse: line {error.raw_line}:{error.raw_column}: {error.message}")
+        return replace(failed(f"does not parse: {error.message.splitlines()[0]}"), parsed=True)
     except RecursionError:
-        return failed("too deeply nested to parse")
+        return replace(failed("too deeply nested to parse"), parsed=True)
     except Exception as error:  # a codemod bug must never cost the user a file
-        return failed(f"internal error in a codemod ({error.__class__.__name__}: {error}); file left untouched")
+        return replace(
+            failed(f"internal error in a codemod ({error.__class__.__name__}: {error}); file left untouched"), parsed=True
+        )
 
     new_text = outcome.text
     try:
         _validate(new_text, original, os.fspath(path))
     except (SyntaxError, cst.ParserSyntaxError, ValueError) as error:
-        return failed(f"rewritten text did not compile ({error}); file left untouched")
+        return replace(failed(f"rewritten text did not compile ({error}); file left untouched"), parsed=True)
     try:
         decoded.encode(new_text)
     except UnicodeEncodeError:
-        return failed(f"rewritten text cannot be encoded as {decoded.encoding}; file left untouched")
+        return replace(failed(f"rewritten text cannot be encoded as {decoded.encoding}; file left untouched"), parsed=True)
     status = FileStatus.CHANGED if new_text != original else FileStatus.UNCHANGED
     return FileResult(
         path=str(path),
@@ -183,4 +188,5 @@ def transform_file(
         review_items=outcome.review_items,
         applied=outcome.applied,
         renamed_signatures=outcome.renamed_signatures,
+        parsed=True,
     )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import io
-import shutil
 import tokenize
 from pathlib import Path
 
@@ -12,25 +11,12 @@ import pytest
 from typer.testing import CliRunner
 
 from mwbmigrate.cli import app
-from sglang_corpus import NEW_VERSION, OLD_VERSION, CorpusUnavailable, sglang_tree
+from corpus_trees import old_api_code_tokens, python_files
 
 pytestmark = pytest.mark.corpus
 
-OLD_TOKENS = {"ModelWorkerBatch", "get_model_worker_batch", "model_worker_batch"}
 # Upstream renamed one method for an unrelated reason (migration spec, section 5).
 RENAMED_UPSTREAM = {"EAGLEWorkerV2.move_accepted_tokens_to_target_kvcache": "EAGLEWorkerV2.move_accept_tokens_to_target_kvcache"}
-
-
-def old_api_code_tokens(source: str) -> list[tuple[int, str]]:
-    found = []
-    for token in tokenize.generate_tokens(io.StringIO(source).readline):
-        if token.type == tokenize.NAME and token.string in OLD_TOKENS:
-            found.append((token.start[0], token.string))
-    return found
-
-
-def python_files(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.py"))}
 
 
 def signatures(source: str) -> dict[str, list[tuple[str, str]]]:
@@ -74,20 +60,6 @@ def pyflakes_problems(source: str, filename: str) -> set[str]:
     api.check(source, filename, Collect())
     wanted = (messages.UndefinedName, messages.UnusedImport, messages.RedefinedWhileUnused)
     return {f"{type(m).__name__}:{m.message_args[0]}" for m in collected if isinstance(m, wanted)}
-
-
-@pytest.fixture(scope="module")
-def trees(tmp_path_factory):
-    try:
-        old_root, new_root = sglang_tree(OLD_VERSION), sglang_tree(NEW_VERSION)
-    except CorpusUnavailable as error:
-        pytest.fail(f"corpus download failed: {error}")
-    work = tmp_path_factory.mktemp("corpus") / "sglang"
-    shutil.copytree(old_root / "sglang", work)
-    before = python_files(work)
-    result = CliRunner().invoke(app, ["rewrite", str(work), "--no-progress", "--jobs", "2"])
-    after = python_files(work)
-    return {"old": before, "new": after, "upstream": python_files(new_root / "sglang"), "result": result, "work": work}
 
 
 def test_rewrite_succeeds(trees):

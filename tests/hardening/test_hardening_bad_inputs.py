@@ -110,12 +110,15 @@ def row_mixed_line_endings(root: Path, migrated: str) -> Case:
     def check(data: bytes) -> None:
         _compiles(data)
         assert data.replace(b"\r\n", b"\n") == migrated.encode()
-        # Lines the migration does not touch keep their own ending.
-        kept = {line for line in MIXED.encode().splitlines(keepends=True) if not any(t in line for t in OLD_TOKENS + (b"model_worker_batch",))}
+        # Lines the migration does not touch keep their own ending (CRLF or LF).
+        untouched = set(migrated.encode().splitlines(keepends=True))
+        kept = [line for line in MIXED.encode().splitlines(keepends=True)
+                if line.strip() and line.replace(b"\r\n", b"\n") in untouched]
         new_lines = data.splitlines(keepends=True)
-        for line in kept:
-            if line.strip():
-                assert line in new_lines, line
+        assert kept and all(line in new_lines for line in kept), kept
+        blank = [line for line in MIXED.encode().splitlines(keepends=True) if not line.strip()]
+        assert [line for line in new_lines if not line.strip()] == blank
+        assert b"\r\n" in blank and b"\n" in blank
 
     return Case(["."], 0, changed={"mixed.py": check})
 
@@ -151,18 +154,26 @@ def row_latin1_declaration(root: Path, migrated: str) -> Case:
     return Case(["."], 0, changed={"latin.py": check})
 
 
-FORM_FEEDS = SAMPLE.replace("\n\n\ndef step", "\n\n\x0c\ndef step").replace("def forward", "\x0cdef forward")
+FORM_FEEDS = SAMPLE.replace("\n\n\ndef step", "\n\n\x0c\ndef step").replace("\n\n\ndef forward", "\n\n\x0c\ndef forward")
+FORM_FEED_BEFORE_STATEMENT = SAMPLE.replace("def forward", "\x0cdef forward")
 
 
 def row_form_feeds(root: Path, migrated: str) -> Case:
+    # A form feed alone on a line between top-level definitions (the usual page break).
     (root / "ff.py").write_bytes(FORM_FEEDS.encode())
 
     def check(data: bytes) -> None:
         _compiles(data)
-        assert data.count(b"\x0c") == 2
-        assert data.replace(b"\x0c", b"") == migrated.encode()
+        assert data.count(b"\x0c\n") == 2
+        assert data.replace(b"\x0c\n", b"") == migrated.encode().replace(b"\n\n\ndef", b"\n\ndef")
 
     return Case(["."], 0, changed={"ff.py": check})
+
+
+def row_form_feed_before_statement(root: Path, migrated: str) -> Case:
+    # A form feed at the start of a statement line: legal whitespace, must survive like any other byte.
+    (root / "ff.py").write_bytes(FORM_FEED_BEFORE_STATEMENT.encode())
+    return Case(["."], 0, changed={"ff.py": _check_migrated(migrated, lambda b: b.replace(b"def forward", b"\x0cdef forward"))})
 
 
 LONG_STRING = "s = '" + "x" * 200_000 + "'\n"
@@ -180,11 +191,12 @@ def row_very_long_lines(root: Path, migrated: str) -> Case:
     return Case(["."], 0, changed={"long.py": check})
 
 
-NESTED_OK = "deep = " + "(" * 150 + "1" + ")" * 150 + "\nlists = " + "[" * 150 + "]" * 150 + "\n"
+NESTED_OK = ("deep = " + "(" * 190 + "1" + ")" * 190 + "\nlists = " + "[" * 100 + "]" * 100
+             + "\nconfig = " + "{'k': " * 100 + "1" + "}" * 100 + "\n")
 
 
 def row_deeply_nested_valid(root: Path, migrated: str) -> Case:
-    # 150 levels: below CPython's own limit of 200 nested parentheses, so this is valid Python.
+    # 190 parentheses, 100 brackets/braces: valid Python (CPython allows 200 nested parentheses).
     (root / "nested.py").write_bytes((SAMPLE + NESTED_OK).encode())
     return Case(["."], 0, changed={"nested.py": _check_migrated(migrated, lambda b: b + NESTED_OK.encode())})
 
@@ -196,13 +208,11 @@ def row_deeply_nested_beyond_python(root: Path, migrated: str) -> Case:
     return Case(["."], 2, stderr=["a_nested.py"], changed={"b_ok.py": _check_migrated(migrated)}, subprocess=True)
 
 
-CHAIN = "total = " + " + ".join(["1"] * 1_000) + "\n"
-
-
-def row_long_operator_chain(root: Path, migrated: str) -> Case:
-    # Valid Python (CPython compiles it); LibCST's recursive visitors may give up: then a clean refusal.
-    (root / "chain.py").write_bytes((SAMPLE + CHAIN).encode())
-    return Case(["."], 0, subprocess=True)  # the outcome is judged in the dedicated test below
+# Valid Python (CPython compiles both) that LibCST's recursive visitors may give up on: then a clean refusal.
+VALID_BUT_DEEP = {
+    "operator-chain-1000": "total = " + " + ".join(["1"] * 1_000) + "\n",
+    "brackets-180": "deep = " + "[" * 180 + "]" * 180 + "\n",
+}
 
 
 def row_python2_syntax(root: Path, migrated: str) -> Case:
@@ -339,6 +349,7 @@ ROWS = {
     "bom": row_bom,
     "latin-1-declaration": row_latin1_declaration,
     "form-feeds": row_form_feeds,
+    "form-feed-before-statement": row_form_feed_before_statement,
     "very-long-lines": row_very_long_lines,
     "deeply-nested-valid": row_deeply_nested_valid,
     "deeply-nested-beyond-python": row_deeply_nested_beyond_python,
@@ -359,6 +370,8 @@ ROWS = {
     "executable-mode-kept": row_executable_mode_kept,
 }
 KNOWN_BUGS = {
+    "form-feed-before-statement": "LibCST drops a form feed that starts a statement line (parse_module(t).code != t); "
+    "the tool writes the loss",
     "deeply-nested-beyond-python": "LibCST's native parser overflows the stack (SIGSEGV) at ~1500 nested brackets; "
     "the whole run dies instead of reporting one file",
     "path-with-markup-does-not-exist": "the error message is printed as rich markup: `[/x]` raises MarkupError (exit 1, traceback)",
@@ -435,17 +448,21 @@ def test_bad_input(row, tmp_path, migrated):
     _judge(root, case, before, code, stdout, stderr)
 
 
-def test_long_operator_chain_is_migrated_or_refused_cleanly(tmp_path, migrated):
-    """1000 chained `+`: valid Python. Either migrated, or refused with a reason and left untouched."""
+@pytest.mark.parametrize("name", sorted(VALID_BUT_DEEP))
+def test_valid_but_deep_is_migrated_or_refused_cleanly(name, tmp_path, migrated):
+    """Either migrated, or refused with a one-line reason (exit 2) and left byte-identical."""
     root = tmp_path / "tree"
     root.mkdir()
-    case = row_long_operator_chain(root, migrated)
+    tail = VALID_BUT_DEEP[name]
+    (root / "deep.py").write_bytes((SAMPLE + tail).encode())
+    compile(SAMPLE + tail, "deep.py", "exec")
+    case = Case(["."], 0, subprocess=True)
     before = _snapshot(root)
     code, stdout, stderr = _run(root, case)
     if code == 0:
-        case.exit_code, case.changed = 0, {"chain.py": _check_migrated(migrated, lambda b: b + CHAIN.encode())}
+        case.changed = {"deep.py": _check_migrated(migrated, lambda b: b + tail.encode())}
     else:
-        case.exit_code, case.stderr = 2, ["chain.py: "]
+        case.exit_code, case.stderr = 2, ["deep.py: "]
     _judge(root, case, before, code, stdout, stderr)
 
 
