@@ -121,8 +121,6 @@ def test_select_runs_only_the_chosen_codemod(kit):
     assert changed[0]["codemods"] == ["MWB003"]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: stderr is hard-wrapped at 80 columns when piped, so a failed "
-                                       "file's one-line reason (and long paths) are split over several lines")
 def test_failure_reason_is_one_line_on_stderr(kit):
     broken = b"from sglang.srt.managers.schedule_batch import ModelWorkerBatch\n\ndef f(:\n    pass\n"
     repo = kit.repo(files={"my_fork/backends/experimental/broken_kernel_launcher.py": broken})
@@ -133,8 +131,6 @@ def test_failure_reason_is_one_line_on_stderr(kit):
     assert any(line in text for text in result.stderr.decode().splitlines()), result.stderr.decode()
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a folder named *.py is reported under its bare name, not its path "
-                                       "relative to the root, and is counted as parsed but not as scanned")
 def test_directory_named_py_is_reported_with_its_relative_path_and_counted_consistently(kit):
     repo = kit.repo()
     (repo / "my_fork" / "odd.py").mkdir()

@@ -68,9 +68,6 @@ def test_rewritten_examples_have_no_old_api_left_and_compile(kit):
     assert "lens = batch.extend_lens\n        prefix = batch.prefix_lens\n" in plugin
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a parameter annotated `Union[ScheduleBatch, ModelWorkerBatch]` is "
-                                       "narrowed to `ScheduleBatch` but its `.extend_seq_lens` read is neither "
-                                       "renamed to `.extend_lens` nor flagged for review")
 def test_union_annotated_receiver_gets_its_field_renamed_or_flagged(kit):
     repo = kit.repo()
     assert kit.invoke("rewrite", repo).exit_code == 0

@@ -91,8 +91,6 @@ def test_files_outside_a_git_work_tree_are_rewritten_without_allow_dirty(kit):
     assert _changed(before, kit.snapshot(tree)) == CHANGED
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a git-ignored (so untracked) file named on the command line is "
-                                       "rewritten in place without --allow-dirty; git cannot give it back")
 def test_gitignored_file_named_explicitly_is_refused_without_allow_dirty(kit):
     plugin = (kit.examples / "my_fork" / "spec_plugin.py").read_bytes()
     repo = kit.repo(files={".gitignore": b"scratch/\n", "scratch/plugin_copy.py": plugin})

@@ -122,8 +122,6 @@ def test_dry_run_outside_git_uses_paths_relative_to_the_given_folder(kit):
     assert kit.snapshot(patched) == kit.snapshot(written)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: the --dry-run diff of a file with a UTF-8 BOM omits the BOM "
-                                       "from its first line, so `git apply` rejects the patch")
 def test_dry_run_diff_of_a_bom_file_applies(kit):
     repo = kit.repo(examples=False, files={"bom_worker.py": BOM_SOURCE})
     dry = kit.run("rewrite", repo, "--dry-run")
@@ -134,15 +132,15 @@ def test_dry_run_diff_of_a_bom_file_applies(kit):
     assert (repo / "bom_worker.py").read_bytes() == BOM_EXPECTED
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: with classic-Mac CR-only newlines the diff splits lines at CR, "
-                                       "which git does not, so `git apply` rejects the patch")
-def test_dry_run_diff_of_a_cr_only_file_applies(kit):
+def test_cr_only_file_is_refused_and_left_untouched(kit):
+    # LibCST does not round-trip classic-Mac line endings, so such a file is reported, not rewritten.
     repo = kit.repo(examples=False, files={"cr_worker.py": CR_ONLY_SOURCE})
     dry = kit.run("rewrite", repo, "--dry-run")
-    assert dry.returncode == 0, dry.stderr.decode()
-    patch = kit.tmp_path / "cr.patch"
-    patch.write_bytes(dry.stdout)
-    kit.git(repo, "apply", os.fspath(patch))
+    assert dry.returncode == 2
+    assert dry.stdout == b""
+    assert "CR-only" in dry.stderr.decode()
+    assert kit.invoke("rewrite", repo).exit_code == 2
+    assert (repo / "cr_worker.py").read_bytes() == CR_ONLY_SOURCE
 
 
 # --- --check -----------------------------------------------------------------------------------
@@ -320,16 +318,6 @@ def test_utf8_text_stays_utf8(kit):
     repo = kit.repo(examples=False, files={"utf8.py": source})
     assert kit.invoke("rewrite", repo).exit_code == 0
     assert "return 'naïve ✓', batch\n" in (repo / "utf8.py").read_bytes().decode("utf-8")
-
-
-@pytest.mark.xfail(strict=True, reason="BUG: a CR-only (classic Mac) file loses its final CR on rewrite "
-                                       "(LibCST does not round-trip it and nothing checks)")
-def test_cr_only_file_keeps_its_newlines(kit):
-    repo = kit.repo(examples=False, files={"cr_worker.py": CR_ONLY_SOURCE})
-    assert kit.invoke("rewrite", repo).exit_code == 0
-    data = (repo / "cr_worker.py").read_bytes()
-    assert b"ScheduleBatch" in data
-    assert data.count(b"\r") == CR_ONLY_SOURCE.count(b"\r") and data.endswith(b"\r")
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")

@@ -238,8 +238,8 @@ FIVE_MB_BLOCK = textwrap.dedent(
 
 
 def _five_mb() -> str:
-    doc = "Lorem ipsum dolor sit amet. " * 360  # ~10 KB per block, few nodes
-    blocks = [FIVE_MB_BLOCK.format(n=n, doc=doc) for n in range(500)]
+    doc = "Lorem ipsum dolor sit amet. " * 1800  # ~50 KB per block: size, not node count (throughput is not tested here)
+    blocks = [FIVE_MB_BLOCK.format(n=n, doc=doc) for n in range(100)]
     text = SAMPLE + "".join(blocks)
     assert len(text) > 5_000_000
     return text
@@ -253,7 +253,7 @@ def row_five_mb_file(root: Path, migrated: str) -> Case:
         assert len(data) > 5_000_000
         compile(data, "big.py", "exec")
         assert b"ModelWorkerBatch" not in data and b"model_worker_batch" not in data.replace(b"`model_worker_batch`", b"")
-        assert data.count(b"def handler_") == 500 and data.count(b"Lorem ipsum") == 500 * 360
+        assert data.count(b"def handler_") == 100 and data.count(b"Lorem ipsum") == 100 * 1800
 
     return Case(["."], 0, changed={"big.py": check})
 
