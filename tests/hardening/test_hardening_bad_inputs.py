@@ -65,6 +65,7 @@ class Case:
     stderr: list[str] = field(default_factory=list)  # substrings expected on stderr (case-insensitive)
     changed: dict[str, Callable[[bytes], None]] = field(default_factory=dict)  # relative path -> check of new bytes
     subprocess: bool = False  # run out of process (a crash must not take pytest down)
+    extra: Callable[[], None] | None = None  # further checks outside the row's folder
     timeout: float = 300
 
 
@@ -121,6 +122,12 @@ def row_mixed_line_endings(root: Path, migrated: str) -> Case:
         assert b"\r\n" in blank and b"\n" in blank
 
     return Case(["."], 0, changed={"mixed.py": check})
+
+
+def row_cr_only_line_endings(root: Path, migrated: str) -> Case:
+    # Old Mac line endings: refused on purpose with a reason (LibCST cannot round-trip them).
+    (root / "mac.py").write_bytes(SAMPLE.replace("\n", "\r").encode())
+    return Case(["."], 2, stderr=["mac.py: old Mac (CR-only) line endings are not supported"])
 
 
 def row_tabs(root: Path, migrated: str) -> Case:
@@ -272,6 +279,28 @@ def row_broken_symlink(root: Path, migrated: str) -> Case:
     return Case(["."], 2, stderr=["dangling.py: broken symbolic link"], changed={"ok.py": _check_migrated(migrated)})
 
 
+def row_symlink_to_file_in_tree(root: Path, migrated: str) -> Case:
+    # `alias.py -> real.py`: the real file is migrated once; the link must stay a link.
+    (root / "real.py").write_bytes(SAMPLE.encode())
+    os.symlink("real.py", root / "alias.py")
+    return Case(["."], 0, changed={"real.py": _check_migrated(migrated)})
+
+
+def row_symlink_to_file_outside_tree(root: Path, migrated: str) -> Case:
+    # `vendored.py -> ../outside/vendored.py`: the link must stay a link; the target is either migrated
+    # through it or left alone with a reason, never orphaned by a copy.
+    outside = root.parent / "outside"
+    outside.mkdir()
+    (outside / "vendored.py").write_bytes(SAMPLE.encode())
+    os.symlink("../outside/vendored.py", root / "vendored.py")
+
+    def extra() -> None:
+        assert (root / "vendored.py").is_symlink(), "the symbolic link was replaced by a regular file"
+        assert (outside / "vendored.py").read_bytes() in (SAMPLE.encode(), migrated.encode())
+
+    return Case(["."], 0, extra=extra)
+
+
 def row_path_does_not_exist(root: Path, migrated: str) -> Case:
     (root / "ok.py").write_bytes(SAMPLE.encode())
     return Case(["missing_folder", "ok.py"], 2, stderr=["missing_folder: no such file or folder"])
@@ -345,6 +374,7 @@ ROWS = {
     "only-comments": row_only_comments,
     "crlf": row_crlf,
     "mixed-line-endings": row_mixed_line_endings,
+    "cr-only-line-endings": row_cr_only_line_endings,
     "tabs": row_tabs,
     "bom": row_bom,
     "latin-1-declaration": row_latin1_declaration,
@@ -358,6 +388,8 @@ ROWS = {
     "five-mb-file": row_five_mb_file,
     "symlink-loop": row_symlink_loop,
     "broken-symlink": row_broken_symlink,
+    "symlink-to-file-in-tree": row_symlink_to_file_in_tree,
+    "symlink-to-file-outside-tree": row_symlink_to_file_outside_tree,
     "path-does-not-exist": row_path_does_not_exist,
     "path-with-markup-does-not-exist": row_path_with_markup_does_not_exist,
     "file-path-instead-of-folder": row_file_path_instead_of_folder,
@@ -370,6 +402,9 @@ ROWS = {
     "executable-mode-kept": row_executable_mode_kept,
 }
 KNOWN_BUGS = {
+    "symlink-to-file-in-tree": "write_atomically os.replace()s the link itself: `alias.py` becomes a regular-file copy",
+    "symlink-to-file-outside-tree": "write_atomically os.replace()s the link itself: the link becomes a regular file, "
+    "the target is left unmigrated",
     "form-feed-before-statement": "LibCST drops a form feed that starts a statement line (parse_module(t).code != t); "
     "the tool writes the loss",
     "deeply-nested-beyond-python": "LibCST's native parser overflows the stack (SIGSEGV) at ~1500 nested brackets; "
@@ -428,6 +463,8 @@ def _judge(root: Path, case: Case, before: dict, code: int, stdout: str, stderr:
             case.changed[relative](after[relative][1])
         else:
             assert after[relative] == (kind, content, mode), f"{relative} was modified"
+    if case.extra is not None:
+        case.extra()
     # Every row's error lines are one line each: "error <path>: <reason>".
     for line in stderr.splitlines():
         if line.startswith("error "):

@@ -200,6 +200,51 @@ def test_fsync_failure(tmp_path, monkeypatch, expected):
     assert_rerun_finishes(tmp_path, files, expected)
 
 
+def test_temporary_file_cannot_be_created(tmp_path, monkeypatch, expected):
+    """A read-only folder (simulated: the suite may run as root): mkstemp fails, the target is untouched."""
+    import tempfile
+
+    files = make_tree(tmp_path, FILES)
+    real_mkstemp = tempfile.mkstemp
+    state = {"n": 0}
+
+    def mkstemp(*args, **kwargs):
+        state["n"] += 1
+        if state["n"] == 2:
+            raise PermissionError(errno.EACCES, "Permission denied", kwargs.get("dir"))
+        return real_mkstemp(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    result = rewrite(tmp_path)
+    assert result.exit_code == 2, result.output
+    assert "permission denied" in result.stderr.lower()
+    assert assert_consistent(tmp_path, files, expected) == (1, FILES - 1)
+    monkeypatch.undo()
+    assert_rerun_finishes(tmp_path, files, expected)
+
+
+def test_file_edited_during_the_run_is_not_overwritten(tmp_path, monkeypatch, expected):
+    """The user saves a file between the transform and the write: their edit wins, the file is reported."""
+    import mwbmigrate.cli as cli
+
+    files = make_tree(tmp_path, 4)
+    edited = ORIGINAL + b"# saved by the user meanwhile\n"
+    real_run = cli.run_rewrite
+
+    def run_then_edit(*args, **kwargs):
+        summary = real_run(*args, **kwargs)
+        files[1].write_bytes(edited)
+        return summary
+
+    monkeypatch.setattr(cli, "run_rewrite", run_then_edit)
+    result = rewrite(tmp_path)
+    assert result.exit_code == 2, result.output
+    assert "changed on disk during the run" in result.stderr
+    assert files[1].read_bytes() == edited
+    assert all(p.read_bytes() == expected for i, p in enumerate(files) if i != 1)
+    assert not list(tmp_path.rglob(TEMP_GLOB))
+
+
 def test_failed_write_in_check_and_dry_run_modes_writes_nothing(tmp_path, monkeypatch):
     """--check and --dry-run never reach the writer, so a broken os.replace cannot matter."""
     files = make_tree(tmp_path, 3)
@@ -253,14 +298,16 @@ DRIVER = textwrap.dedent(
 SIGNAL_FILES = 8
 
 
-def _run_until_flag_then_signal(tmp_path: Path, phase: str, signum: int, after: int) -> subprocess.CompletedProcess:
+def _run_until_flag_then_signal(
+    tmp_path: Path, phase: str, signum: int, after: int, jobs: int = 1, group: bool = False,
+) -> subprocess.CompletedProcess:
     flag = tmp_path / "flag"
     driver = tmp_path / "driver.py"
     driver.write_text(DRIVER)
     process = subprocess.Popen(
         [sys.executable, str(driver), str(flag), phase, str(after),
-         "rewrite", str(tmp_path / "pkg"), "--jobs", "1", "--no-progress"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+         "rewrite", str(tmp_path / "pkg"), "--jobs", str(jobs), "--no-progress"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=group,
     )
     deadline = time.monotonic() + 240
     while not flag.exists():
@@ -272,28 +319,49 @@ def _run_until_flag_then_signal(tmp_path: Path, phase: str, signum: int, after: 
             pytest.fail("signal point not reached in time")
         time.sleep(0.01)
     time.sleep(0.05)
-    process.send_signal(signum)
+    if group:  # like Ctrl-C in a terminal: the whole foreground process group, workers included
+        os.killpg(process.pid, signum)
+    else:
+        process.send_signal(signum)
     try:
         out, err = process.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         process.kill()
         out, err = process.communicate()
         pytest.fail(f"the run did not stop after {signal.Signals(signum).name}\n{err.decode()}")
-    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    completed = subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    completed.pid = process.pid  # type: ignore[attr-defined]  # the process group id when group=True
+    return completed
 
 
 @pytest.mark.parametrize("phase", ["transform", "write"])
 def test_sigint(tmp_path, expected, phase):
     files = make_tree(tmp_path, SIGNAL_FILES)
     completed = _run_until_flag_then_signal(tmp_path, phase, signal.SIGINT, after=3)
-    assert completed.returncode != 0, "an interrupted run must not report success"
-    print(f"SIGINT in the {phase} phase: exit code {completed.returncode}; stderr tail {completed.stderr[-200:]!r}")
+    assert completed.returncode == 130, (completed.returncode, completed.stderr[-500:])  # 128 + SIGINT, not 0/1/2
     assert b"Traceback" not in completed.stderr, completed.stderr.decode()
     old, new = assert_consistent(tmp_path, files, expected)
     if phase == "transform":
         assert (old, new) == (SIGNAL_FILES, 0), "nothing is written before every file was transformed"
     else:
         assert new >= 2 and old >= 1, (old, new)
+    assert_rerun_finishes(tmp_path, files, expected)
+
+
+def test_ctrl_c_with_a_process_pool(tmp_path, expected):
+    """SIGINT to the process group while pool workers transform: the run stops, writes nothing, leaves no worker."""
+    files = make_tree(tmp_path, SIGNAL_FILES)
+    completed = _run_until_flag_then_signal(tmp_path, "transform", signal.SIGINT, after=2, jobs=2, group=True)
+    assert completed.returncode == 130, (completed.returncode, completed.stderr[-500:])
+    assert assert_consistent(tmp_path, files, expected) == (SIGNAL_FILES, 0)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            os.killpg(completed.pid, 0)
+        except ProcessLookupError:
+            break  # no process of the run's group is left
+        assert time.monotonic() < deadline, "pool workers outlived the interrupted run"
+        time.sleep(0.1)
     assert_rerun_finishes(tmp_path, files, expected)
 
 

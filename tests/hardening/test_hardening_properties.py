@@ -2,7 +2,8 @@
 
 Properties (issue 7, "Robustness"):
 * for any generated valid module the transform never crashes: a FAILED result is acceptable only
-  when LibCST itself cannot parse the text, and it then carries a reason;
+  when LibCST itself cannot parse the text (or for the deliberate refusal of CR-only line endings),
+  and it then carries a reason;
 * a module that does not mention the old API comes back byte-identical (and is never even parsed
   on the file path, because of the prefilter);
 * a same-named local (`ModelWorkerBatch` / `model_worker_batch` that is not SGLang's class) is never
@@ -21,6 +22,7 @@ from __future__ import annotations
 import io
 import keyword
 import os
+import re
 import tokenize
 from pathlib import Path
 
@@ -54,6 +56,9 @@ def scaled(ci: int, long: int | None = None) -> settings:
 
 
 OPTIONS = TransformOptions()
+# A bare CR (old Mac line ending) is refused on purpose, with a reason: not a crash, not a change.
+BARE_CR = re.compile(r"\r(?!\n)")
+CR_REFUSAL = "CR-only"
 OLD_TOKENS = frozenset({"ModelWorkerBatch", "get_model_worker_batch", "model_worker_batch"})
 MARKER = "# mwbmigrate: MWB"
 
@@ -118,12 +123,6 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
 # --- generated modules that do not mention the old API -------------------------------------------------
 
 
-def _ends_with_backslash_comment(text: str) -> bool:
-    """LibCST drops the final newline after a last-line comment ending in a backslash (see the pinned test)."""
-    last = text.rstrip("\r\n").rsplit("\n", 1)[-1]
-    return "#" in last and last.endswith("\\")
-
-
 def _check_untouched(source: str, tmp_path: Path) -> None:
     assume(not OLD_API_BYTES.search(source.encode("utf-8", "surrogatepass")))
     try:
@@ -138,11 +137,18 @@ def _check_untouched(source: str, tmp_path: Path) -> None:
     assert skipped.status is FileStatus.SKIPPED, skipped
     # The same file forced through every codemod (no prefilter): no crash, no change.
     forced = transform_file(path, "generated.py", OPTIONS, source_text=source)
+    if BARE_CR.search(source):
+        assert forced.status is FileStatus.FAILED and CR_REFUSAL in forced.error, forced
+        return
     if _parses(source) is None:
         assert forced.status is FileStatus.FAILED and forced.error, forced
         return
-    if _ends_with_backslash_comment(source):
-        return  # pinned by test_fuzz_found_shapes[final-comment-ends-with-backslash]
+    round_trip = cst.parse_module(source).code
+    if round_trip != source:
+        # LibCST's own round trip is not exact here (pinned: test_libcst_round_trip_gap_is_not_written);
+        # the tool must at least add nothing on top of it.
+        assert forced.status is FileStatus.CHANGED and forced.rewritten == round_trip, (forced.status, forced.error)
+        return
     assert forced.status is FileStatus.UNCHANGED, (forced.status, forced.error)
     assert forced.rewritten is None
     assert transform_source(source, "generated.py", OPTIONS).text == source
@@ -217,6 +223,9 @@ def test_same_named_local_is_never_touched(source, data, tmp_path_factory):
     _note(renamed)
     path = _write(tmp_path_factory.mktemp("local"), "local.py", renamed)
     result = transform_file(path, "local.py", OPTIONS)
+    if BARE_CR.search(renamed):
+        assert result.status is FileStatus.FAILED and CR_REFUSAL in result.error, result
+        return
     assert result.status is FileStatus.UNCHANGED, (result.status, result.error, result.rewritten)
 
 
@@ -243,6 +252,7 @@ def _first_insertable_index(module: cst.Module) -> int:
 @st.composite
 def modules_with_old_api(draw, base=hypothesmith.from_grammar()):
     source = draw(base, label="generated module")
+    assume(not BARE_CR.search(source))  # refused on purpose (see _check_untouched)
     module = _parses(source)
     assume(module is not None and _compiles(source))
     start = _first_insertable_index(module)
@@ -305,7 +315,6 @@ def test_inserted_old_api_in_cst_generated_modules_is_migrated(text, tmp_path_fa
         pytest.param(
             IMPORT + "def outer():\n    def inner(model_worker_batch: ModelWorkerBatch):\n        return model_worker_batch.seq_lens\n    return inner\n",
             id="nested-function",
-            marks=pytest.mark.xfail(strict=True, reason="semantic-review: IndexError (pop from empty list) on a def nested in a def"),
         ),
         pytest.param(
             "x = batch.get_model_worker_batch()\n",
@@ -323,11 +332,23 @@ def test_fuzz_found_shapes(text, tmp_path):
     _assert_migrated(text, tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason="LibCST drops the newline after a final comment ending in a backslash; the tool writes it")
-def test_final_comment_ending_in_backslash_keeps_its_newline(tmp_path):
-    """Only the migrated lines may change; the file's last newline must survive."""
-    text = IMPORT + "def mwb(model_worker_batch: ModelWorkerBatch):\n    return model_worker_batch\n# C:\\\n"
-    path = _write(tmp_path, "backslash.py", text)
-    result = transform_file(path, "backslash.py", OPTIONS)
+MIGRATABLE = IMPORT + "def mwb(model_worker_batch: ModelWorkerBatch):\n    return model_worker_batch\n"
+
+
+@pytest.mark.xfail(strict=True, reason="LibCST's parse/render round trip is not exact for these bytes and the tool "
+                   "writes the difference into files it migrates")
+@pytest.mark.parametrize(
+    "text, kept",
+    [
+        pytest.param(MIGRATABLE + "# C:\\\n", "# C:\\\n", id="final-comment-ends-with-backslash"),
+        pytest.param(MIGRATABLE + "x = 1\n\n ", "x = 1\n\n ", id="trailing-blank-lines-without-final-newline"),
+        pytest.param(MIGRATABLE + "\x0cx = 1\n", "\x0cx = 1\n", id="form-feed-before-a-statement"),
+    ],
+)
+def test_libcst_round_trip_gap_is_not_written(text, kept, tmp_path):
+    """Found by the properties above: only migrated lines may change, every other byte must survive."""
+    assert cst.parse_module(text).code != text  # the gap is LibCST's
+    path = _write(tmp_path, "gap.py", text)
+    result = transform_file(path, "gap.py", OPTIONS)
     assert result.status is FileStatus.CHANGED, result.error
-    assert result.rewritten.endswith("# C:\\\n"), repr(result.rewritten[-20:])
+    assert result.rewritten.endswith(kept), repr(result.rewritten[-30:])

@@ -371,6 +371,8 @@ class TreeImpl(Impl):
         values: dict[str, Any] = dict(
             reqs=[], model_config=self._model_config(), device="cpu",
             forward_mode=self.ForwardMode.IDLE, spec_algorithm=SpecAlgo(spec),
+            # Before 0.5.13 a batch is spec-v2 only with overlap on (is_spec_v2 checks both).
+            enable_overlap=spec == "v2",
             seq_lens=empty(), seq_lens_cpu=empty(), orig_seq_lens=empty(torch.int32),
             req_pool_indices=empty(), req_pool_indices_cpu=empty(), seq_lens_sum=0,
             input_ids=empty(), out_cache_loc=empty(),
@@ -400,6 +402,9 @@ class TreeImpl(Impl):
         runner = SimpleNamespace(
             device="cpu", server_args=SimpleNamespace(enable_lora=False), is_generation=True,
             model_is_mrope=False, lora_manager=None, spec_algorithm=SpecAlgo("none"),
+            # What 0.5.12-era init_new reads off the runner besides.
+            req_to_token_pool=None, token_to_kv_pool=None, token_to_kv_pool_allocator=None,
+            attn_backend=None, is_hybrid_swa=False, use_ngram_embedding=False, is_draft_worker=False,
         )
         with contextlib.ExitStack() as stack:
             if hasattr(module, "enable_num_token_non_padded"):
