@@ -19,7 +19,14 @@ In the scheduler, the overlap forward's copy-and-pin becomes the isolation conte
     with self.forward_stream_ctx:
         ...
 
-and the ring is created beside `self.batch_record_buf`. Only these exact shapes are rewritten;
+and the ring is created beside `self.batch_record_buf`. In a spec-v2 `verify`, the lone
+`batch.seq_lens.record_stream(stream)` covers every tensor the verify forward reads:
+
+    batch.seq_lens.record_stream(s)    ->   record_stream_for_v2_verify(batch, batch.spec_info, s)
+    ... = verify_input.prepare_for_v2_verify(...)
+                                       ->   ... then record_stream_each((batch.input_ids, batch.out_cache_loc), s)
+
+Only these exact shapes are rewritten;
 anything else is left to the review items of semantic-review.
 """
 
@@ -36,6 +43,18 @@ VIEW = "forward_batch_view"
 ISOLATION = "overlap_forward_isolation"
 RING = "BatchRecordRing"
 RING_ATTRIBUTE = "batch_record_ring"
+VERIFY_STREAMS = "record_stream_for_v2_verify"
+EACH_STREAM = "record_stream_each"
+
+
+def _seq_lens_record_stream(statement: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
+    """`<batch>.seq_lens.record_stream(<stream>)` -> (batch name, stream expression)."""
+    if m.matches(statement, m.SimpleStatementLine(body=[m.Expr(m.Call(
+        func=m.Attribute(m.Attribute(m.Name(), m.Name("seq_lens")), m.Name("record_stream")), args=[m.Arg(keyword=None)],
+    ))])):
+        call = statement.body[0].value
+        return call.func.value.value.value, call.args[0].value
+    return None
 
 
 def _is_pin(statement: cst.CSTNode) -> str | None:
@@ -68,11 +87,30 @@ class MoveCoreOntoRuntime(MigrationCodemod):
     def applies_to(cls, text, state):
         init_new = "class ForwardBatch" in text and "def init_new" in text and "CaptureHiddenMode" in text and "ModelWorkerBatch" in text
         overlap = "record_batch_in_overlap" in text and "copy_for_forward" in text and "forward_stream_ctx" in text
-        return init_new or overlap
+        verify = "seq_lens.record_stream(" in text
+        return init_new or overlap or verify
 
     def __init__(self, context) -> None:
         super().__init__(context)
         self._classes: list[str] = []
+        # Per function: the (batch, stream) of a replaced seq_lens.record_stream, if any.
+        self._verify_streams: list[tuple[str, cst.BaseExpression] | None] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._verify_streams.append(None)
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        found = _seq_lens_record_stream(updated_node)
+        if found is None or not self._verify_streams:
+            return updated_node
+        if "def verify" not in "".join(self._function_names[-1:]):
+            return updated_node
+        batch, stream = found
+        self._verify_streams[-1] = found
+        AddImportsVisitor.add_needed_import(self.context, RUNTIME_MODULE, VERIFY_STREAMS)
+        call = cst.parse_expression(f"{VERIFY_STREAMS}({batch}, {batch}.spec_info, __stream__)")
+        call = call.with_changes(args=[*call.args[:2], call.args[2].with_changes(value=stream)])
+        return updated_node.with_changes(body=[cst.Expr(call)])
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._classes.append(node.name.value)
@@ -81,7 +119,12 @@ class MoveCoreOntoRuntime(MigrationCodemod):
         self._classes.pop()
         return updated_node
 
+    @property
+    def _function_names(self) -> list[str]:
+        return [f"def {n.name.value}" for n in self._ancestors if isinstance(n, cst.FunctionDef)]
+
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef):
+        self._verify_streams.pop()
         if self._classes[-1:] == ["ForwardBatch"] and updated_node.name.value == "init_new":
             return self._view_in_init_new(updated_node)
         return updated_node
@@ -103,6 +146,8 @@ class MoveCoreOntoRuntime(MigrationCodemod):
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock):
         body = list(updated_node.body)
         body = self._create_ring(body)
+        if isinstance(self.parent(original_node), cst.FunctionDef):
+            body = self._record_after_verify_prepare(body)
         for index, statement in enumerate(body):
             name = _is_pin(statement)
             if name is None or index + 1 >= len(body) or not _is_copy_for_forward(body[index + 1], name):
@@ -123,6 +168,27 @@ class MoveCoreOntoRuntime(MigrationCodemod):
             body[index:end + 1] = [isolation]
             return updated_node.with_changes(body=body)
         return updated_node.with_changes(body=body) if body != list(updated_node.body) else updated_node
+
+    def _record_after_verify_prepare(self, body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+        """After `prepare_for_v2_verify` rebinds `input_ids`/`out_cache_loc`, record those too.
+
+        Placed after the top-level statement that holds the call, not inside it: a `with` around
+        the call may switch the current stream, and the stream expression must mean the same.
+        """
+        found = self._verify_streams[-1] if self._verify_streams else None
+        if found is None:
+            return body
+        batch, stream = found
+        result: list[cst.BaseStatement] = []
+        for statement in body:
+            result.append(statement)
+            code = cst.Module([]).code_for_node(statement)
+            if ".prepare_for_v2_verify(" in code and EACH_STREAM not in code:
+                AddImportsVisitor.add_needed_import(self.context, RUNTIME_MODULE, EACH_STREAM)
+                call = cst.parse_expression(f"{EACH_STREAM}(({batch}.input_ids, {batch}.out_cache_loc), __stream__)")
+                call = call.with_changes(args=[call.args[0], call.args[1].with_changes(value=stream)])
+                result.append(cst.SimpleStatementLine(body=[cst.Expr(call)]))
+        return result
 
     def _create_ring(self, body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
         """`self.batch_record_ring = BatchRecordRing(2)` right after `self.batch_record_buf = ...`."""

@@ -30,6 +30,8 @@ prove safe; each such site keeps its code and gets a marker naming what to check
 
 Runs right after semantic-review, before any rename, so the old names are still there to see. A
 module whose `ModelWorkerBatch` comes from another project (a JAX port) is left alone entirely.
+The rewriting codemods can share its facts: `imports_foreign_old_class`, `module_facts`,
+`version_gates` and `local_instances` say what they must leave alone.
 """
 
 from __future__ import annotations
@@ -97,11 +99,12 @@ COPY_CALLS = frozenset({
     "copy.copy", "copy.deepcopy", "dataclasses.replace", "dataclasses.asdict", "dataclasses.astuple",
     "dataclasses.fields", "builtins.vars", "pickle.dumps", "pickle.dump", "cloudpickle.dumps",
     "cloudpickle.dump", "dill.dumps", "msgpack.packb", "msgpack.pack", "msgspec.msgpack.encode",
-    "torch.save", "copy_module.copy",
+    "torch.save",
 })
 MOCK_FACTORIES = frozenset({"Mock", "MagicMock", "AsyncMock", "NonCallableMock", "NonCallableMagicMock", "create_autospec"})
 FEATURE_CHECKS = frozenset({"hasattr", "getattr"})
-IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception"})
+# What a `try` around an import catches when it is a version guard.
+GUARD_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "Exception"})
 # Identifiers that read the environment or the installed version.
 _SWITCH_WORDS = re.compile(r"^(environ|getenv|envs|__version__)$|(^|_)env(_var)?(_|$)")
 _OLD_TOKEN = re.compile(rf"\b({OLD_CLASS}|{OLD_METHOD}|{OLD_PARAMETER})\b")
@@ -181,7 +184,7 @@ def module_facts(module: cst.Module) -> ModuleFacts:
                 if handler.type is None:
                     return True
                 types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [cst.Element(handler.type)]
-                return any(_dotted(t.value) in IMPORT_ERRORS for t in types)
+                return any(_dotted(t.value) in GUARD_EXCEPTIONS for t in types)
 
             guarded = [s for s in _simple_statements(node.body) if isinstance(s, cst.ImportFrom) and _imports_old_class(s)]
             if not guarded or not any(catches(h) for h in node.handlers):
@@ -247,7 +250,7 @@ class _Contains(cst.CSTVisitor):
     def __init__(self, switch_names: dict[str, str] | None = None) -> None:
         self.switch_names = switch_names or {}
         self.old_api = False
-        self.feature_check = False
+        self.feature_check: str | None = None  # the old-API name a hasattr/getattr tests for
         self.environment = False
         self.switch_codes: set[str] = set()
 
@@ -269,8 +272,7 @@ class _Contains(cst.CSTVisitor):
             self.old_api = True
 
     def visit_Call(self, node: cst.Call) -> None:
-        if feature_check(node):
-            self.feature_check = True
+        self.feature_check = self.feature_check or feature_check(node)
         if _last_name(node.func) == "version" and node.args and _string_value(node.args[0].value) == "sglang":
             self.environment = True
 
@@ -313,15 +315,18 @@ class _Scan(cst.CSTVisitor):
             return  # a def/for/with/try header is never the gate itself
         found = _contains(header, self.switch_names)
         if found.feature_check:
-            self.gates.append((statement, "MWB120", f"feature check on `{OLD_METHOD}`: kept working on both APIs; remove the legacy branch once 0.5.13 is the minimum"))
+            self.gates.append((statement, "MWB120", f"feature check on `{found.feature_check}`: kept working on both APIs; remove the legacy branch once 0.5.13 is the minimum"))
             return
-        if not isinstance(statement, cst.If) or not _contains(statement).old_api:
+        if not isinstance(statement, cst.If):
             return
+        # An `if` on a flag or the environment gates the API only when its branches use the old one.
         if "MWB120" in found.switch_codes or "MWB121" in found.switch_codes:
-            code = "MWB120" if "MWB120" in found.switch_codes else "MWB121"
-            self.gates.append((statement, code, "branch on a flag that tells the two APIs apart: kept working on both APIs"))
+            if _contains(statement).old_api:
+                code = "MWB120" if "MWB120" in found.switch_codes else "MWB121"
+                self.gates.append((statement, code, "branch on a flag that tells the two APIs apart: kept working on both APIs"))
         elif found.environment or "MWB122" in found.switch_codes:
-            self.gates.append((statement, "MWB122", "old API chosen by an environment variable or version switch: kept working on both APIs"))
+            if _contains(statement).old_api:
+                self.gates.append((statement, "MWB122", "old API chosen by an environment variable or version switch: kept working on both APIs"))
 
     def visit_Name(self, node: cst.Name) -> None:
         if self.statements:
@@ -532,9 +537,9 @@ class ReportWildShapes(MigrationCodemod):
         if self._mentions_old_class(node.annotation.annotation):
             parent = self.parent(self.parent(node))  # AnnAssign -> SimpleStatementLine -> block
             if isinstance(self.parent(parent), cst.ClassDef):
-                self.review(node, "MWB132", f"field typed with the old class: it will hold the scheduler's live ScheduleBatch, not a per-forward copy (copies and pickles of the record now copy the batch)")
+                self.review(node, "MWB132", "field typed with the old class: it will hold the scheduler's live ScheduleBatch, not a per-forward copy (copies and pickles of the record now copy the batch)")
             elif isinstance(node.target, cst.Attribute):
-                self.review(node, "MWB132", f"attribute typed with the old class: it will hold the scheduler's live ScheduleBatch, not a per-forward copy")
+                self.review(node, "MWB132", "attribute typed with the old class: it will hold the scheduler's live ScheduleBatch, not a per-forward copy")
 
     def _check_assigned(self, anchor: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         """`anchor` is the assignment being visited: the target itself is not on the visiting path yet."""
