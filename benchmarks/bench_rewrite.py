@@ -17,9 +17,10 @@ the end. In one run, side by side:
   affected files (the other three copies leave out every file the prefilter matches).
 
 Every case is its own child process, started by this script and reaped with ``os.wait4``:
-``peak MB`` is that rusage's ``ru_maxrss``, the largest resident set among the child and the
-workers it waited for; ``tree MB`` is the largest sum of RSS over the child's whole process
-tree, sampled from ``/proc`` every 20 ms (what a parallel run really holds at once).
+``cpu s`` is that rusage's user + system time (the child and the workers it waited for; steadier
+than wall time on a loaded machine); ``peak MB`` is its ``ru_maxrss``, the largest resident set
+among the child and those workers; ``tree MB`` is the largest sum of PSS over the child's whole process
+tree, sampled from ``/proc`` every 50 ms (what a parallel run really holds at once).
 Each figure is the best (lowest wall time) of ``--repeat`` runs.
 
 Targets (issue 7, "Speed"): the full-tree run at least 20x faster than parsing every file,
@@ -43,6 +44,7 @@ from typing import Callable, List, Optional, Sequence
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TARGET_SPEEDUP = 20.0
+SAMPLE_S = 0.05  # RSS sampling period for the process-tree figure
 OLD_NAME = "sglang.srt.managers.schedule_batch.ModelWorkerBatch"
 NEW_NAME = "sglang.srt.managers.schedule_batch.ScheduleBatch"
 
@@ -86,38 +88,55 @@ def _parse_all(root: str, jobs: int) -> None:
 class Measurement:
     case: str
     wall_s: float
+    cpu_s: float
     peak_mb: float
     tree_mb: float
     rc: int
     note: str = ""
 
 
+def _rss_kb(pid: int) -> int:
+    """Proportional set size (shared pages split between sharers; forked workers are not
+    counted twice), falling back to plain RSS where smaps_rollup is not readable."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open(f"/proc/{pid}/statm") as handle:
+            return int(handle.read().split()[1]) * _PAGE_KB
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _children(pid: int) -> List[int]:
+    found: List[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as handle:
+                found.extend(int(c) for c in handle.read().split())
+    except (OSError, ValueError):
+        pass
+    return found
+
+
 def _tree_rss_kb(root_pid: int) -> int:
-    """Sum of VmRSS over root_pid and all its descendants, read from /proc."""
-    children: dict = {}
-    rss: dict = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/status") as handle:
-                ppid = kb = 0
-                for line in handle:
-                    if line.startswith("PPid:"):
-                        ppid = int(line.split()[1])
-                    elif line.startswith("VmRSS:"):
-                        kb = int(line.split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        pid = int(entry)
-        children.setdefault(ppid, []).append(pid)
-        rss[pid] = kb
-    total, stack = 0, [root_pid]
+    """Sum of proportional resident memory over root_pid and all its descendants (/proc/PID/task/*/children)."""
+    total, stack, seen = 0, [root_pid], set()
     while stack:
         pid = stack.pop()
-        total += rss.get(pid, 0)
-        stack.extend(children.get(pid, ()))
+        if pid in seen:
+            continue
+        seen.add(pid)
+        total += _rss_kb(pid)
+        stack.extend(_children(pid))
     return total
+
+
+_PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024 if hasattr(os, "sysconf") else 4
 
 
 def _measure_once(case: str, command: Sequence[str], cwd: Optional[Path] = None) -> Measurement:
@@ -130,7 +149,7 @@ def _measure_once(case: str, command: Sequence[str], cwd: Optional[Path] = None)
     def sample() -> None:
         while not done.is_set():
             peak_tree[0] = max(peak_tree[0], _tree_rss_kb(proc.pid))
-            done.wait(0.02)
+            done.wait(SAMPLE_S)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -147,7 +166,7 @@ def _measure_once(case: str, command: Sequence[str], cwd: Optional[Path] = None)
         errors = [line for line in err.splitlines() if line.startswith("error ")]
         note = f"{len(errors)} file errors" if errors else (err.strip().splitlines() or ["?"])[-1][:60]
     # Linux reports ru_maxrss in KiB.
-    return Measurement(case, wall, usage.ru_maxrss / 1024, peak_tree[0] / 1024, proc.returncode, note)
+    return Measurement(case, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, peak_tree[0] / 1024, proc.returncode, note)
 
 
 def _measure(case: str, command: Sequence[str], repeat: int, cwd: Optional[Path] = None,
@@ -159,7 +178,7 @@ def _measure(case: str, command: Sequence[str], repeat: int, cwd: Optional[Path]
         result = _measure_once(case, command, cwd)
         if best is None or result.wall_s < best.wall_s:
             best = result
-        print(f"  {case}: {result.wall_s:.2f} s, {result.peak_mb:.0f} MB, rc={result.rc}", file=sys.stderr, flush=True)
+        print(f"  {case}: {result.wall_s:.2f} s wall, {result.cpu_s:.2f} s cpu, {result.peak_mb:.0f} MB, rc={result.rc}", file=sys.stderr, flush=True)
     assert best is not None
     return best
 
@@ -234,13 +253,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             four = work / "x4"
             for i in range(4):
                 _copy_tree(source, four / f"copy{i}" / "sglang")
-            m4 = _measure(f"mwbmigrate x4 tree, x4 affected", _mwbmigrate_command(four, jobs), repeat)
+            m4 = _measure("mwbmigrate x4 tree, x4 affected", _mwbmigrate_command(four, jobs), repeat)
             four_one = work / "x4one"
             _copy_tree(source, four_one / "copy0" / "sglang")
             for i in range(1, 4):
                 _copy_tree(source, four_one / f"copy{i}" / "sglang", drop_affected=True)
             f4, a4 = _count(four_one)
-            m4_one = _measure(f"mwbmigrate x4 tree, x1 affected", _mwbmigrate_command(four_one, jobs), repeat)
+            m4_one = _measure("mwbmigrate x4 tree, x1 affected", _mwbmigrate_command(four_one, jobs), repeat)
             m4_one.note = (m4_one.note + "; " if m4_one.note else "") + f"{f4} files, {a4} affected"
             results += [m4, m4_one]
 
@@ -264,15 +283,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     width = max(len(r.case) for r in results)
     print()
-    print(f"{'case':<{width}}  {'wall s':>8}  {'peak MB':>8}  {'tree MB':>8}  rc  note")
+    print(f"{'case':<{width}}  {'wall s':>8}  {'cpu s':>8}  {'peak MB':>8}  {'tree MB':>8}  rc  note")
     for r in results:
-        print(f"{r.case:<{width}}  {r.wall_s:>8.2f}  {r.peak_mb:>8.0f}  {r.tree_mb:>8.0f}  {r.rc:>2}  {r.note}")
+        print(f"{r.case:<{width}}  {r.wall_s:>8.2f}  {r.cpu_s:>8.2f}  {r.peak_mb:>8.0f}  {r.tree_mb:>8.0f}  {r.rc:>2}  {r.note}")
     print()
-    print(f"parse-all (1 process) / mwbmigrate x1:    {seq.wall_s / m1.wall_s:6.2f}x   (target >= {TARGET_SPEEDUP:.0f}x)")
-    print(f"parse-all ({jobs} processes) / mwbmigrate x1: {par.wall_s / m1.wall_s:6.2f}x")
+    def ratio(label: str, top: Measurement, bottom: Measurement, target: str) -> None:
+        print(f"{label:<34} {top.wall_s / bottom.wall_s:7.2f}x wall  {top.cpu_s / max(bottom.cpu_s, 1e-9):7.2f}x cpu   {target}")
+
+    ratio("parse-all 1 process / mwbmigrate", seq, m1, f"(target >= {TARGET_SPEEDUP:.0f}x)")
+    ratio(f"parse-all {jobs} processes / mwbmigrate", par, m1, "")
     if m4 is not None and m4_one is not None:
-        print(f"x4 tree, x4 affected / x1:                {m4.wall_s / m1.wall_s:6.2f}x   (cost tracks affected files: ~4x)")
-        print(f"x4 tree, x1 affected / x1:                {m4_one.wall_s / m1.wall_s:6.2f}x   (~1x if it does not grow with tree size)")
+        ratio("x4 tree, x4 affected / x1 tree", m4, m1, "(cost tracks affected files: ~4x)")
+        ratio("x4 tree, x1 affected / x1 tree", m4_one, m1, "(not the tree size: ~1x)")
     print(f"load average (1/5/15 min): before {' '.join(f'{x:.2f}' for x in load_before)}, "
           f"after {' '.join(f'{x:.2f}' for x in load_after)}")
     return 0

@@ -78,6 +78,7 @@ def rewrite(
     no_markers: bool = typer.Option(False, "--no-markers", help="Do not write `# mwbmigrate: MWB1xx` review markers."),
     select: List[str] = typer.Option([], "--select", help="Run only these codemods / report only these review codes."),
     ignore: List[str] = typer.Option([], "--ignore", help="Skip these codemods / review codes."),
+    collapse_compat: bool = typer.Option(False, "--collapse-compat", help="Also rewrite version-gated compatibility code (hasattr/try-import/env switches) to the new API only."),
     stdin_filename: str = typer.Option("<stdin>", "--stdin-filename", help="With PATH `-`: where the module lives (decides relative imports)."),
 ) -> None:
     """Rewrite a codebase from ModelWorkerBatch to ScheduleBatch (in place unless --dry-run or --check).
@@ -110,6 +111,7 @@ def rewrite(
         disabled=_disabled_codemods(select, ignore),
         selected_reviews=review_select,
         ignored_reviews=frozenset(k for k in ignore if k.startswith("MWB1")),
+        collapse_compat=collapse_compat,
     )
     console = _stderr()
     show_progress = not no_progress and console.is_terminal

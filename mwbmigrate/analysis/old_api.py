@@ -30,6 +30,15 @@ FIELDS_COMPUTED_FROM_REQS = {
     "lora_ids": "lora_id",
     "dllm_block_offsets": "dllm_block_offset",
 }
+# Public SGLang functions whose parameter upstream renamed in 0.5.13: keyword callers in plugins
+# follow them even when the definition is not in the tree being migrated.
+UPSTREAM_RENAMED_PARAMETERS: dict[str, dict[str, str]] = {
+    name: {OLD_PARAMETER: NEW_PARAMETER}
+    for name in (
+        "forward_batch_generation", "forward_batch_embedding", "record_batch_in_overlap",
+        "async_forward_batch_generation_mlx", "draft",
+    )
+}
 # One-shot per-forward overrides that moved onto ScheduleBatch; `ForwardBatch.init_new` consumes them.
 ONE_SHOT_OVERRIDES = ("seq_lens_cpu_cache", "capture_hidden_mode", "return_hidden_states_before_norm")
 OVERRIDE_ARGUMENT = "seq_lens_cpu_cache"  # the only parameter get_model_worker_batch took

@@ -109,8 +109,12 @@ class _Collector(cst.CSTVisitor):
             self.attribute_reads.append((node, node.value.value, node.attr.value))
 
 
-def analyse_function(codemod, function: cst.FunctionDef, param_is_old) -> FunctionFacts:
-    """Facts about one function; `param_is_old(param)` says whether a parameter holds the old object."""
+def analyse_function(codemod, function: cst.FunctionDef, param_is_old, skip_receivers=frozenset()) -> FunctionFacts:
+    """Facts about one function; `param_is_old(param)` says whether a parameter holds the old object.
+
+    Calls on `skip_receivers` are not SGLang's method (a local class defines its own) and are
+    left out silently: the wild-shapes codemod reports them.
+    """
     scope = codemod.get_metadata(ScopeProvider, function.body, None)
     facts = FunctionFacts(function=function, scope=scope)
     facts.old_params = [p for p in _all_params(function.params) if param_is_old(p)]
@@ -129,6 +133,8 @@ def analyse_function(codemod, function: cst.FunctionDef, param_is_old) -> Functi
     for statement, name, value in collector.assigns:
         call = old_method_call(value)
         if call is not None and isinstance(call.func.value, cst.Name):
+            if call.func.value.value in skip_receivers:
+                continue
             receivers.setdefault(name, call.func.value.value)
             calls.setdefault(name, []).append((statement, call))
 

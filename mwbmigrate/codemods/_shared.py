@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from mwbmigrate.analysis.old_api import OLD_PARAMETER
+from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_METHOD, OLD_PARAMETER
 from mwbmigrate.analysis.receivers import FunctionFacts, analyse_function
 
 PASS_LINE = cst.SimpleStatementLine(body=[cst.Pass()])
@@ -33,8 +33,48 @@ def param_holds_old_object(codemod, param: cst.Param) -> bool:
     return annotation is None or m.matches(annotation, m.Name("Any") | m.Attribute(attr=m.Name("Any")))
 
 
+def local_method_owners(codemod) -> frozenset[str]:
+    """Classes in this module defining `get_model_worker_batch`, SGLang's ScheduleBatch excepted."""
+    state = codemod.state
+    if state.local_method_owners is None:
+        owners = set()
+        for node in codemod.module.body:
+            if isinstance(node, cst.ClassDef) and isinstance(node.body, cst.IndentedBlock):
+                if node.name.value == NEW_CLASS and state.location.is_schedule_batch_module:
+                    continue
+                if any(isinstance(s, cst.FunctionDef) and s.name.value == OLD_METHOD for s in node.body.body):
+                    owners.add(node.name.value)
+        state.local_method_owners = frozenset(owners)
+    return state.local_method_owners
+
+
+def receivers_with_own_method(codemod, function: cst.FunctionDef) -> set[str]:
+    """Receivers whose `get_model_worker_batch` is a class of this module's, not SGLang's:
+    `self` inside such a class, and locals bound to `SuchClass(...)`."""
+    owners = local_method_owners(codemod)
+    if not owners:
+        return set()
+    names: set[str] = set()
+    classes = [n for n in codemod._ancestors if isinstance(n, cst.ClassDef)]
+    if classes and classes[-1].name.value in owners:
+        names.add("self")
+
+    class _Instances(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if m.matches(node.value, m.Call(func=m.Name())) and node.value.func.value in owners:
+                for target in node.targets:
+                    if isinstance(target.target, cst.Name):
+                        names.add(target.target.value)
+
+    function.body.visit(_Instances())
+    return names
+
+
 def function_facts(codemod, function: cst.FunctionDef) -> FunctionFacts:
-    return analyse_function(codemod, function, lambda param: param_holds_old_object(codemod, param))
+    return analyse_function(
+        codemod, function, lambda param: param_holds_old_object(codemod, param),
+        skip_receivers=receivers_with_own_method(codemod, function),
+    )
 
 
 def is_pass_only(block: cst.BaseSuite) -> bool:

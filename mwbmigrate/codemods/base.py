@@ -26,6 +26,8 @@ class MigrationState:
     renamed_signatures: set[tuple[str, str, str]] = field(default_factory=set)
     project_signatures: dict[str, dict[str, str]] = field(default_factory=dict)  # function -> {old: new}
     suggestions: dict[tuple[str, str], str] = field(default_factory=dict)  # (code, reason) -> suggestion
+    # Classes of this module that define their own `get_model_worker_batch` (adapters, fakes).
+    local_method_owners: frozenset[str] | None = None
     changed_by: list[str] = field(default_factory=list)
 
     def wants_review(self, code: str) -> bool:

@@ -19,7 +19,7 @@ from libcst.metadata import PositionProvider, ScopeProvider
 
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
 from mwbmigrate.analysis.receivers import old_method_call, override_argument
-from mwbmigrate.codemods._shared import PASS_LINE, function_facts
+from mwbmigrate.codemods._shared import PASS_LINE, function_facts, receivers_with_own_method
 from mwbmigrate.codemods.base import MigrationCodemod, tidy_block_start
 
 
@@ -60,9 +60,11 @@ class DropWorkerBatchCalls(MigrationCodemod):
         self._bindings: dict[cst.SimpleStatementLine, str] = {}  # binding statement -> receiver
         self._emptied: set[int] = set()
         self._function_depth = 0
+        self._own_method_receivers: list[set[str]] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._function_depth += 1
+        self._own_method_receivers.append(receivers_with_own_method(self, node))
         facts = function_facts(self, node)
         for statement, reason in facts.refusals:
             self.review(statement, "MWB101", f"`{OLD_METHOD}()` kept: {reason}")
@@ -76,6 +78,7 @@ class DropWorkerBatchCalls(MigrationCodemod):
 
     def leave_FunctionDef(self, original_node, updated_node):
         self._function_depth -= 1
+        self._own_method_receivers.pop()
         return updated_node
 
 
@@ -87,6 +90,9 @@ class DropWorkerBatchCalls(MigrationCodemod):
         # An inline `f(batch.get_model_worker_batch())` evaluates to the batch at the same point.
         call = old_method_call(updated_node)
         if call is None or self._function_depth == 0:
+            return updated_node
+        receiver = call.func.value
+        if isinstance(receiver, cst.Name) and receiver.value in self._own_method_receivers[-1]:
             return updated_node
         parent = self.parent(original_node)
         if isinstance(parent, cst.Assign) or original_node.args:

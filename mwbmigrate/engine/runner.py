@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable
 
+from mwbmigrate.analysis.old_api import UPSTREAM_RENAMED_PARAMETERS
 from mwbmigrate.codemods import CODEMODS, SECOND_PASS_CODEMODS
 from mwbmigrate.engine.discovery import Discovery, DiscoveredFile, discover
 from mwbmigrate.engine.transform import TransformOptions, transform_file
@@ -50,8 +51,11 @@ def _pass_two(item: tuple[FileResult, TransformOptions]) -> FileResult:
 
 
 def merge_signatures(results: Iterable[FileResult]) -> dict[str, dict[str, str | None]]:
-    """function name -> {old parameter: new parameter}; None where two definitions disagree."""
-    merged: dict[str, dict[str, str | None]] = {}
+    """function name -> {old parameter: new parameter}; None where two definitions disagree.
+
+    Starts from upstream's own renames, so a plugin's keyword callers follow SGLang's API.
+    """
+    merged: dict[str, dict[str, str | None]] = {name: dict(renames) for name, renames in UPSTREAM_RENAMED_PARAMETERS.items()}
     for result in results:
         for qualified, old, new in result.renamed_signatures:
             name = qualified.rsplit(".", 1)[-1]
@@ -110,9 +114,10 @@ def run_rewrite(
     needs_second: list[int] = []
     for index, result in enumerate(first):
         results.append(result)
-        if result.status in (FileStatus.CHANGED, FileStatus.UNCHANGED) and signatures:
-            text = result.rewritten if result.rewritten is not None else None
-            if text is None or any(old in text for renames in signatures.values() for old in renames):
+        if result.status in (FileStatus.CHANGED, FileStatus.UNCHANGED):
+            text = result.rewritten if result.rewritten is not None else Path(result.path).read_text(
+                encoding=result.encoding, errors="replace")
+            if any(f"{old}=" in text.replace(" ", "") for renames in signatures.values() for old in renames):
                 needs_second.append(index)
     if needs_second and signatures:
         seconds = _map(_pass_two, [(results[i], second_options) for i in needs_second], jobs, None)

@@ -13,10 +13,12 @@ from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from mwbmigrate.analysis.old_api import PREFILTER_BYTES, ModuleLocation
 from mwbmigrate.codemods import CODEMODS, SECOND_PASS_CODEMODS, MigrationCodemod
+from mwbmigrate.codemods.wild_shapes import ReportWildShapes, imports_foreign_old_class
 from mwbmigrate.codemods.base import MARKER_PREFIX, STATE_KEY, MigrationState, tidy_block_start
 from mwbmigrate.engine.source import DecodedSource, UnreadableSource, decode_source
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 
+_COMPAT_GATE = re.compile(re.escape(MARKER_PREFIX) + r"MWB12[012]\b")
 _CR_ONLY = re.compile(r"\r(?!\n)")
 _MARKER = re.compile(re.escape(MARKER_PREFIX) + r"(MWB\d+) (.*?)(?=\s+#\s*mwbmigrate: |$)")
 
@@ -29,6 +31,7 @@ class TransformOptions:
     ignored_reviews: frozenset[str] = frozenset()
     extra_modules: tuple[str, ...] = ()
     project_signatures: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    collapse_compat: bool = False  # rewrite version-gated compatibility code to the new API too
 
     def runs(self, codemod: type[MigrationCodemod]) -> bool:
         return codemod.CODE not in self.disabled and codemod.NAME not in self.disabled
@@ -90,7 +93,9 @@ def transform_source(
     )
     context = CodemodContext(filename=display_path, scratch={STATE_KEY: state})
     current = text
-    for codemod in codemods:
+    # Another project's ModelWorkerBatch (a JAX port, say): nothing here is SGLang's old API.
+    foreign = imports_foreign_old_class(module, state.location)
+    for codemod in codemods if not foreign else ():
         if not options.runs(codemod) or not codemod.applies_to(current, state):
             continue
         module = codemod(context).transform_module(module)
@@ -98,6 +103,10 @@ def transform_source(
         if rendered != current:
             state.changed_by.append(codemod.CODE)
             current = rendered
+        if codemod is ReportWildShapes and not options.collapse_compat and _COMPAT_GATE.search(current):
+            # Version-gated code already runs on both APIs; a blind rewrite would break its
+            # legacy branch. Report only, unless --collapse-compat asks for the new API alone.
+            break
     if context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY):
         pruned = RemoveImportsVisitor(context).transform_module(module)
         if pruned.body and module.body and len(pruned.body) != len(module.body) and not pruned.header:

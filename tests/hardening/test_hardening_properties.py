@@ -196,6 +196,19 @@ class _RenameOne(cst.CSTTransformer):
         return updated_node.with_changes(value=self.new) if updated_node.value == self.old else updated_node
 
 
+def _without_new_markers(text: str, original: str) -> str:
+    """`text` with the `  # mwbmigrate: ...` comments removed from lines the original did not have."""
+    before = set(original.splitlines())
+    lines = []
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        cut = body.find("  " + MARKER)
+        if cut >= 0 and body not in before:
+            line = body[:cut] + line[len(body):]
+        lines.append(line)
+    return "".join(lines)
+
+
 def _identifiers(module: cst.Module) -> list[str]:
     names: set[str] = set()
 
@@ -226,7 +239,13 @@ def test_same_named_local_is_never_touched(source, data, tmp_path_factory):
     if BARE_CR.search(renamed):
         assert result.status is FileStatus.FAILED and CR_REFUSAL in result.error, result
         return
-    assert result.status is FileStatus.UNCHANGED, (result.status, result.error, result.rewritten)
+    # The code is untouched; at most review markers are appended (e.g. MWB134 on an attribute
+    # spelled `.model_worker_batch`, which may hold the old object).
+    assert result.status in (FileStatus.UNCHANGED, FileStatus.CHANGED), (result.status, result.error)
+    if result.status is FileStatus.CHANGED:
+        assert _without_new_markers(result.rewritten, renamed) == renamed, result.rewritten
+    quiet = transform_file(path, "local.py", TransformOptions(markers=False))
+    assert quiet.status is FileStatus.UNCHANGED, (quiet.status, quiet.error, quiet.rewritten)
 
 
 # --- old-API fragments inserted into generated modules ---------------------------------------------------
@@ -265,7 +284,20 @@ def modules_with_old_api(draw, base=hypothesmith.from_grammar()):
     first_fragment = position + 2
     for n, key in enumerate(keys):
         position = draw(st.integers(min_value=first_fragment, max_value=len(body)), label="position")
-        body[position:position] = list(cst.parse_module(FRAGMENTS[key].format(n=n)).body)
+        statements = list(cst.parse_module(FRAGMENTS[key].format(n=n)).body)
+        host = body[position] if position < len(body) else None
+        if (
+            isinstance(host, (cst.FunctionDef, cst.ClassDef))
+            and isinstance(host.body, cst.IndentedBlock)
+            and draw(st.booleans(), label="inside the generated definition")
+        ):
+            # Into the body of a generated function or class (a nested def, a method, a class attribute).
+            inner = list(host.body.body)
+            at = draw(st.integers(min_value=0, max_value=len(inner)), label="inner position")
+            inner[at:at] = statements
+            body[position] = host.with_changes(body=host.body.with_changes(body=inner))
+        else:
+            body[position:position] = statements
     combined = module.with_changes(body=body).code
     assume(_compiles(combined))
     return combined
