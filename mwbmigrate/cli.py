@@ -16,6 +16,7 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from mwbmigrate import __version__
@@ -50,7 +51,7 @@ def _stderr() -> Console:
 
 
 def _fail(message: str) -> typer.Exit:
-    _stderr().print(f"[red]error:[/red] {message}")
+    _stderr().print(f"[red]error:[/red] {escape(message)}")
     return typer.Exit(EXIT_ERROR)
 
 
@@ -144,6 +145,9 @@ def rewrite(
                 "refusing to rewrite files with uncommitted changes (commit or stash them, or pass --allow-dirty):\n  " + names
             )
     if writing:
+        # A run killed mid-write can leave its temporary file; the original beside it is intact.
+        for temporary in summary.stale_temporaries:
+            temporary.unlink(missing_ok=True)
         for index, result in enumerate(summary.results):
             if result.status is FileStatus.CHANGED:
                 reason = write_result(result)

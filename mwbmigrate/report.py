@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from mwbmigrate.engine.diff import unified_diff
@@ -47,9 +48,9 @@ def summary_counts(summary: RunSummary) -> dict[str, int]:
 
 def render_summary(summary: RunSummary, console: Console, *, wrote: bool) -> None:
     for result in summary.failed:
-        console.print(f"[red]error[/red] {result.display_path}: {result.error}", markup=True, highlight=False)
+        console.print(f"[red]error[/red] {escape(result.display_path)}: {escape(result.error or '')}", markup=True, highlight=False)
     for item in summary.review_items:
-        console.print(f"[yellow]{item.code}[/yellow] {item.location()} {item.message}", markup=True, highlight=False)
+        console.print(f"[yellow]{item.code}[/yellow] {escape(item.location())} {escape(item.message)}", markup=True, highlight=False)
     table = Table(title="mwbmigrate rewrite", show_header=True)
     for column in ("scanned", "parsed", "changed" if wrote else "would change", "failed", "review items"):
         table.add_column(column, justify="right")

@@ -52,6 +52,7 @@ class FileResult:
 class RunSummary:
     results: list[FileResult] = field(default_factory=list)
     discovered: int = 0  # files found, plus paths that could not be taken as files
+    stale_temporaries: list = field(default_factory=list)  # Paths of temporary files a killed run left
 
     @property
     def parsed(self) -> int:

@@ -15,6 +15,9 @@ ALWAYS_SKIPPED_DIRS = frozenset({
 })
 
 
+TEMPORARY_SUFFIX = ".mwbmigrate.tmp"  # see engine.writer
+
+
 class DiscoveryError(Exception):
     """A path given on the command line cannot be used; the message says why."""
 
@@ -29,6 +32,7 @@ class DiscoveredFile:
 class Discovery:
     files: list[DiscoveredFile] = field(default_factory=list)
     problems: list[tuple[Path, str, str]] = field(default_factory=list)  # (path, display path, reason)
+    stale_temporaries: list[Path] = field(default_factory=list)  # left by a run that was killed mid-write
 
 
 def find_git_root(path: Path) -> Path | None:
@@ -107,6 +111,9 @@ def discover(
             result.files.append(DiscoveredFile(file_path, relative))
 
         if not absolute.is_dir():
+            if absolute.is_symlink() and absolute.exists():
+                result.problems.append((absolute, absolute.name, "is a symbolic link; rewrite its target instead"))
+                continue
             accept(absolute)
             continue
         for directory, dirnames, filenames in os.walk(absolute, followlinks=False):
@@ -124,9 +131,15 @@ def discover(
                 kept.append(name)
             dirnames[:] = kept
             for name in sorted(filenames):
+                if name.startswith(".") and name.endswith(TEMPORARY_SUFFIX):
+                    result.stale_temporaries.append(here / name)
+                    continue
                 if not name.endswith((".py", ".pyi")):
                     continue
                 child = here / name
+                if child.is_symlink() and child.exists():
+                    # The link stays a link; its target is migrated where it lives, if in the tree.
+                    continue
                 if rules.ignored(child, ignore_root, is_dir=False):
                     continue
                 accept(child)

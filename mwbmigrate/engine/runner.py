@@ -101,7 +101,9 @@ def run_rewrite(
 ) -> RunSummary:
     discovery: Discovery = discover(paths, include, exclude)
     jobs = jobs or default_jobs()
-    summary = RunSummary(discovered=len(discovery.files) + len(discovery.problems))
+    summary = RunSummary(
+        discovered=len(discovery.files) + len(discovery.problems), stale_temporaries=discovery.stale_temporaries,
+    )
     for path, display_path, reason in discovery.problems:
         summary.results.append(FileResult(str(path), display_path, FileStatus.FAILED, error=reason))
 

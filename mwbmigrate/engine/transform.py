@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+import io
 import os
 import re
+import tokenize
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -21,6 +24,10 @@ from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 _COMPAT_GATE = re.compile(re.escape(MARKER_PREFIX) + r"MWB12[012]\b")
 _CR_ONLY = re.compile(r"\r(?!\n)")
 _MARKER = re.compile(re.escape(MARKER_PREFIX) + r"(MWB\d+) (.*?)(?=\s+#\s*mwbmigrate: |$)")
+
+
+class NotRoundTrippable(Exception):
+    """Parsing and rendering the unchanged module would already alter bytes; never write such a file."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +90,9 @@ def transform_source(
     relative imports and a local class definition are SGLang's own.
     """
     module = cst.parse_module(text)
+    if module.code != text:
+        raise NotRoundTrippable("LibCST cannot reproduce this file byte for byte (form feed, trailing "
+                                "whitespace or a final backslash comment); file left untouched")
     state = MigrationState(
         location=ModuleLocation(Path(location_path or display_path).as_posix(), options.extra_modules),
         markers=options.markers,
@@ -121,6 +131,37 @@ def transform_source(
     if not options.markers:
         new_text = _strip_new_markers(new_text, text)
     return TextOutcome(new_text, items, tuple(dict.fromkeys(state.changed_by)), tuple(sorted(state.renamed_signatures)))
+
+
+MAX_NESTING = 200  # CPython's own parser limit; LibCST's native parser overflows the stack far past it
+
+
+def _too_deep(text: str, path: str) -> str | None:
+    """A reason when brackets nest deeper than Python allows: LibCST would crash the process."""
+    try:
+        compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        return None
+    except SyntaxError as error:
+        if "too many nested parentheses" in str(error):
+            return f"brackets nested deeper than {MAX_NESTING} levels; file left untouched"
+    except (RecursionError, MemoryError):
+        return "too deeply nested to parse; file left untouched"
+    except ValueError:
+        return None
+    # Not valid for this Python: measure the nesting ourselves before LibCST sees it.
+    depth = deepest = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.OP and token.string in "([{":
+                depth += 1
+                deepest = max(deepest, depth)
+            elif token.type == tokenize.OP and token.string in ")]}":
+                depth -= 1
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    if deepest > MAX_NESTING:
+        return f"brackets nested deeper than {MAX_NESTING} levels; file left untouched"
+    return None
 
 
 def _validate(new_text: str, original: str, path: str) -> None:
@@ -164,11 +205,16 @@ def transform_file(
     original = decoded.text
     if _CR_ONLY.search(original):
         return failed("old Mac (CR-only) line endings are not supported; file left untouched")
+    nesting = _too_deep(original, os.fspath(path))
+    if nesting:
+        return failed(nesting)
     text = source_text if source_text is not None else original
     try:
         outcome = transform_source(text, display_path, options, codemods, location_path=os.fspath(path))
     except cst.ParserSyntaxError as error:
         return replace(failed(f"does not parse: {error.message.splitlines()[0]}"), parsed=True)
+    except NotRoundTrippable as error:
+        return replace(failed(str(error)), parsed=True)
     except RecursionError:
         return replace(failed("too deeply nested to parse"), parsed=True)
     except Exception as error:  # a codemod bug must never cost the user a file

@@ -91,7 +91,7 @@ def test_markdown_report_has_a_summary_table_and_one_details_block_per_changed_f
     assert re.fullmatch(r"\|(:?-+:?\|){5}", lines[header + 1].replace(" ", "")), lines[header + 1]
     values = [cell.strip() for cell in lines[header + 2].strip("|").split("|")]
     review_items = json.loads(kit.invoke("rewrite", repo, "--dry-run", "--format", "json").stdout)["summary"]["review_items"]
-    assert values == ["7", "5", "3", "2", str(review_items)]
+    assert values == ["7", "4", "3", "2", str(review_items)]
 
     blocks = re.findall(r"<details>(.*?)</details>", report, flags=re.S)
     assert len(blocks) == len(CHANGED) == report.count("<details>")

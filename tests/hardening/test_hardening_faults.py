@@ -384,7 +384,6 @@ def test_sigkill_leaves_whole_files(tmp_path, expected, phase):
     assert (tmp_path / "pkg" / "unrelated.py").read_bytes() == UNRELATED
 
 
-@pytest.mark.xfail(strict=True, reason="a temporary file orphaned by SIGKILL is never cleaned up, not even by the re-run")
 def test_sigkill_in_write_phase_leaves_no_temporary_file_after_rerun(tmp_path, expected):
     files = make_tree(tmp_path, SIGNAL_FILES)
     completed = _run_until_flag_then_signal(tmp_path, "write", signal.SIGKILL, after=3)
@@ -393,3 +392,4 @@ def test_sigkill_in_write_phase_leaves_no_temporary_file_after_rerun(tmp_path, e
     assert orphans, "the kill landed while a temporary file existed"
     assert rewrite(tmp_path).exit_code == 0
     assert_consistent(tmp_path, files, expected)
+    assert not sorted(tmp_path.rglob(TEMP_GLOB)), "the re-run removes what the killed run left"

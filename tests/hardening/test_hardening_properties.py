@@ -55,6 +55,11 @@ def scaled(ci: int, long: int | None = None) -> settings:
     return settings(PROFILE, max_examples=count)
 
 
+# Built once: every hypothesmith.from_grammar() call compiles the grammar again (~4 s each).
+GRAMMAR = hypothesmith.from_grammar()
+
+pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")  # generated code is odd on purpose
+
 OPTIONS = TransformOptions()
 # A bare CR (old Mac line ending) is refused on purpose, with a reason: not a crash, not a change.
 BARE_CR = re.compile(r"\r(?!\n)")
@@ -145,9 +150,9 @@ def _check_untouched(source: str, tmp_path: Path) -> None:
         return
     round_trip = cst.parse_module(source).code
     if round_trip != source:
-        # LibCST's own round trip is not exact here (pinned: test_libcst_round_trip_gap_is_not_written);
-        # the tool must at least add nothing on top of it.
-        assert forced.status is FileStatus.CHANGED and forced.rewritten == round_trip, (forced.status, forced.error)
+        # LibCST's own round trip is not exact here (pinned: test_libcst_round_trip_gap_is_not_written):
+        # the file is refused rather than written with the bytes LibCST would lose.
+        assert forced.status is FileStatus.FAILED and "byte for byte" in forced.error, (forced.status, forced.error)
         return
     assert forced.status is FileStatus.UNCHANGED, (forced.status, forced.error)
     assert forced.rewritten is None
@@ -156,7 +161,7 @@ def _check_untouched(source: str, tmp_path: Path) -> None:
 
 
 @scaled(ci=12, long=400)
-@given(source=hypothesmith.from_grammar())
+@given(source=GRAMMAR)
 def test_grammar_modules_without_old_api_are_untouched(source, tmp_path_factory):
     _check_untouched(source, tmp_path_factory.mktemp("grammar"))
 
@@ -169,7 +174,7 @@ def test_cst_modules_without_old_api_are_untouched(source, tmp_path_factory):
 
 @scaled(ci=12, long=400)
 @given(
-    source=hypothesmith.from_grammar(),
+    source=GRAMMAR,
     newline=st.sampled_from(["\n", "\r\n"]),
     bom=st.booleans(),
 )
@@ -220,8 +225,8 @@ def _identifiers(module: cst.Module) -> list[str]:
     return sorted(n for n in names if not keyword.iskeyword(n) and not n.startswith("__"))
 
 
-@scaled(ci=12, long=400)
-@given(source=hypothesmith.from_grammar(), data=st.data())
+@scaled(ci=6, long=400)
+@given(source=GRAMMAR, data=st.data())
 def test_same_named_local_is_never_touched(source, data, tmp_path_factory):
     """Rename one generated identifier to an old-API spelling: it is not SGLang's class, so nothing changes."""
     module = _parses(source)
@@ -269,7 +274,7 @@ def _first_insertable_index(module: cst.Module) -> int:
 
 
 @st.composite
-def modules_with_old_api(draw, base=hypothesmith.from_grammar()):
+def modules_with_old_api(draw, base=GRAMMAR):
     source = draw(base, label="generated module")
     assume(not BARE_CR.search(source))  # refused on purpose (see _check_untouched)
     module = _parses(source)
@@ -367,8 +372,6 @@ def test_fuzz_found_shapes(text, tmp_path):
 MIGRATABLE = IMPORT + "def mwb(model_worker_batch: ModelWorkerBatch):\n    return model_worker_batch\n"
 
 
-@pytest.mark.xfail(strict=True, reason="LibCST's parse/render round trip is not exact for these bytes and the tool "
-                   "writes the difference into files it migrates")
 @pytest.mark.parametrize(
     "text, kept",
     [
@@ -378,9 +381,11 @@ MIGRATABLE = IMPORT + "def mwb(model_worker_batch: ModelWorkerBatch):\n    retur
     ],
 )
 def test_libcst_round_trip_gap_is_not_written(text, kept, tmp_path):
-    """Found by the properties above: only migrated lines may change, every other byte must survive."""
+    """Found by the properties above: a file LibCST cannot reproduce byte for byte is refused with
+    a reason, never rewritten with the bytes it would lose."""
     assert cst.parse_module(text).code != text  # the gap is LibCST's
     path = _write(tmp_path, "gap.py", text)
     result = transform_file(path, "gap.py", OPTIONS)
-    assert result.status is FileStatus.CHANGED, result.error
-    assert result.rewritten.endswith(kept), repr(result.rewritten[-30:])
+    assert result.status is FileStatus.FAILED
+    assert "byte for byte" in result.error
+    assert result.rewritten is None and path.read_text() == text and text.endswith(kept)
