@@ -123,6 +123,17 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
                 return self._ancestors[index - 1]
         return None
 
+    def enclosing_class(self) -> str | None:
+        """Name of the innermost class around the node being visited."""
+        for node in reversed(self._ancestors):
+            if isinstance(node, cst.ClassDef):
+                return node.name.value
+        return None
+
+    def qualified_scope(self) -> str:
+        """`Class.method` (dotted classes and functions) around the node being visited."""
+        return ".".join(n.name.value for n in self._ancestors if isinstance(n, (cst.ClassDef, cst.FunctionDef)))
+
     def enclosing_statement(self, node: cst.CSTNode) -> cst.CSTNode:
         current: cst.CSTNode | None = node
         while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):

@@ -92,7 +92,6 @@ class MoveCoreOntoRuntime(MigrationCodemod):
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._classes: list[str] = []
         # Per function: the (batch, stream) of a replaced seq_lens.record_stream, if any.
         self._verify_streams: list[tuple[str, cst.BaseExpression] | None] = []
 
@@ -112,20 +111,13 @@ class MoveCoreOntoRuntime(MigrationCodemod):
         call = call.with_changes(args=[*call.args[:2], call.args[2].with_changes(value=stream)])
         return updated_node.with_changes(body=[cst.Expr(call)])
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._classes.append(node.name.value)
-
-    def leave_ClassDef(self, original_node, updated_node):
-        self._classes.pop()
-        return updated_node
-
     @property
     def _function_names(self) -> list[str]:
         return [f"def {n.name.value}" for n in self._ancestors if isinstance(n, cst.FunctionDef)]
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef):
         self._verify_streams.pop()
-        if self._classes[-1:] == ["ForwardBatch"] and updated_node.name.value == "init_new":
+        if self.enclosing_class() == "ForwardBatch" and updated_node.name.value == "init_new":
             return self._view_in_init_new(updated_node)
         return updated_node
 

@@ -42,17 +42,8 @@ class RenameOldObjectParameters(MigrationCodemod):
     def __init__(self, context) -> None:
         super().__init__(context)
         self._renames: dict[cst.CSTNode, str] = {}
-        self._qualified: list[str] = []
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._qualified.append(node.name.value)
-
-    def leave_ClassDef(self, original_node, updated_node):
-        self._qualified.pop()
-        return updated_node
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._qualified.append(node.name.value)
         params = [
             p for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)
             if param_holds_old_object(self, p)
@@ -77,11 +68,7 @@ class RenameOldObjectParameters(MigrationCodemod):
         for assignment in scope.assignments[old_name]:
             for reference in assignment.references:
                 self._renames[reference.node] = new_name
-        self.state.renamed_signatures.add((".".join(self._qualified), old_name, new_name))
-
-    def leave_FunctionDef(self, original_node, updated_node):
-        self._qualified.pop()
-        return updated_node
+        self.state.renamed_signatures.add((self.qualified_scope(), old_name, new_name))
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
         new_name = self._renames.get(original_node)

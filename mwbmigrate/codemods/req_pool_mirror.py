@@ -60,21 +60,13 @@ class RepairRequestPoolMirror(MigrationCodemod):
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._class_stack: list[str] = []
         self._function_sets_mirror: list[bool] = []
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._class_stack.append(node.name.value)
-
-    def leave_ClassDef(self, original_node, updated_node):
-        self._class_stack.pop()
-        return updated_node
 
     def _need(self, helper: str) -> None:
         AddImportsVisitor.add_needed_import(self.context, RUNTIME_MODULE, helper)
 
     def _in_schedule_batch(self) -> bool:
-        return bool(self._class_stack) and self._class_stack[-1] == "ScheduleBatch"
+        return self.enclosing_class() == "ScheduleBatch"
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._function_sets_mirror.append("req_pool_indices_cpu" in cst.Module([node]).code)

@@ -101,17 +101,6 @@ class ReportSemanticRisks(MigrationCodemod):
     def applies_to(cls, text, state):
         return OLD_PARAMETER in text or "ModelWorkerBatch" in text
 
-    def __init__(self, context) -> None:
-        super().__init__(context)
-        self._classes: list[str] = []
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._classes.append(node.name.value)
-
-    def leave_ClassDef(self, original_node, updated_node):
-        self._classes.pop()
-        return updated_node
-
     def _line(self, node: cst.CSTNode) -> int:
         return self.get_metadata(PositionProvider, node).start.line
 
@@ -119,7 +108,7 @@ class ReportSemanticRisks(MigrationCodemod):
         """core-runtime makes `ForwardBatch.init_new` read derived and gated values through the view."""
         disabled = self.state.disabled_codemods
         runs = MoveCoreOntoRuntime.CODE not in disabled and MoveCoreOntoRuntime.NAME not in disabled
-        return runs and self._classes[-1:] == ["ForwardBatch"] and node.name.value == "init_new"
+        return runs and self.enclosing_class() == "ForwardBatch" and node.name.value == "init_new"
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         facts = function_facts(self, node)
