@@ -124,7 +124,7 @@ def test_dry_run_outside_git_uses_paths_relative_to_the_given_folder(kit):
 
 def test_dry_run_diff_of_a_bom_file_applies(kit):
     repo = kit.repo(examples=False, files={"bom_worker.py": BOM_SOURCE})
-    dry = kit.run("rewrite", repo, "--dry-run")
+    dry = kit.run("rewrite", repo, "--dry-run", "--no-markers")
     assert dry.returncode == 0, dry.stderr.decode()
     patch = kit.tmp_path / "bom.patch"
     patch.write_bytes(dry.stdout)
