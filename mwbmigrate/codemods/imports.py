@@ -95,6 +95,8 @@ class MigrateImports(MigrationCodemod):
         old = [a for a in aliases if _alias_name(a) == OLD_CLASS and _local_name(a) not in self._old_names_in_use]
         if not old:
             still_used = any(_alias_name(a) == OLD_CLASS for a in aliases)
+            if still_used:
+                self.review(original_node, "MWB111", f"`{OLD_CLASS}` import kept: the module still uses the class (see its other markers)")
             if still_used and self._new_class_needed and not self._new_class_imported:
                 # The old name stays for a refused site; the new one is needed beside it.
                 self._new_class_imported = True

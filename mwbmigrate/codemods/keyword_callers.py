@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from mwbmigrate.analysis.old_api import OLD_PARAMETER
+
 from mwbmigrate.codemods.base import MigrationCodemod
 
 
@@ -37,6 +39,8 @@ class RenameKeywordArguments(MigrationCodemod):
         callee = _callee_name(updated_node.func)
         renames = self.state.project_signatures.get(callee or "", {})
         if not renames:
+            if any(arg.keyword is not None and arg.keyword.value == OLD_PARAMETER for arg in updated_node.args):
+                self.review(original_node, "MWB115", f"`{OLD_PARAMETER}=` passed to `{callee}`, not known to be renamed here: if it is SGLang's, it takes `batch=` now")
             return updated_node
         args = []
         for arg in updated_node.args:

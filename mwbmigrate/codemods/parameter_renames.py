@@ -42,6 +42,7 @@ class RenameOldObjectParameters(MigrationCodemod):
     def __init__(self, context) -> None:
         super().__init__(context)
         self._renames: dict[cst.CSTNode, str] = {}
+        self._unrenamed_uses: dict[cst.CSTNode, str] = {}  # uses of a parameter left unrenamed
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         params = [
@@ -57,7 +58,11 @@ class RenameOldObjectParameters(MigrationCodemod):
         new_name = NEW_PARAMETER
         if _name_is_taken(scope, NEW_PARAMETER):
             if _name_is_taken(scope, FALLBACK_PARAMETER):
-                self.review(node, "MWB102", f"`{param.name.value}` not renamed: `batch` and `schedule_batch` are both taken")
+                reason = f"`{param.name.value}` not renamed: `batch` and `schedule_batch` are both taken"
+                self.review(node, "MWB102", reason)
+                for assignment in scope.assignments[param.name.value]:
+                    for reference in assignment.references:
+                        self._unrenamed_uses[reference.node] = reason
                 return
             new_name = FALLBACK_PARAMETER
             self.review(node, "MWB102", f"`{param.name.value}` renamed to `{FALLBACK_PARAMETER}`: `batch` is already bound here")
@@ -71,5 +76,7 @@ class RenameOldObjectParameters(MigrationCodemod):
         self.state.renamed_signatures.add((self.qualified_scope(), old_name, new_name))
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        if original_node in self._unrenamed_uses:
+            self.review(original_node, "MWB102", self._unrenamed_uses[original_node])
         new_name = self._renames.get(original_node)
         return updated_node.with_changes(value=new_name) if new_name else updated_node

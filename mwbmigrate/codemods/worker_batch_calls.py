@@ -61,6 +61,8 @@ class DropWorkerBatchCalls(MigrationCodemod):
         self._emptied: set[int] = set()
         self._function_depth = 0
         self._own_method_receivers: list[set[str]] = []
+        # Reads of a name whose get_model_worker_batch() was kept: each line is marked.
+        self._refused_uses: dict[cst.Name, str] = {}
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._function_depth += 1
@@ -68,6 +70,11 @@ class DropWorkerBatchCalls(MigrationCodemod):
         facts = function_facts(self, node)
         for statement, reason in facts.refusals:
             self.review(statement, "MWB101", f"`{OLD_METHOD}()` kept: {reason}")
+            name = statement.body[0].targets[0].target.value
+            for assignment in facts.scope.assignments[name] if facts.scope else ():
+                for reference in assignment.references:
+                    if isinstance(reference.node, cst.Name):
+                        self._refused_uses[reference.node] = name
         for name, receiver in facts.aliases.items():
             for assignment in facts.scope.assignments[name]:
                 for reference in assignment.references:
@@ -83,6 +90,9 @@ class DropWorkerBatchCalls(MigrationCodemod):
 
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        refused = self._refused_uses.get(original_node)
+        if refused is not None:
+            self.review(original_node, "MWB101", f"`{refused}` still holds the old object: its `{OLD_METHOD}()` was kept")
         receiver = self._renames.get(original_node)
         return updated_node.with_changes(value=receiver) if receiver else updated_node
 
