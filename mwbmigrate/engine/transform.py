@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import io
 import os
 import re
@@ -15,7 +14,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from mwbmigrate.analysis.old_api import PREFILTER_BYTES, ModuleLocation
-from mwbmigrate.codemods import CODEMODS, SECOND_PASS_CODEMODS, MigrationCodemod
+from mwbmigrate.codemods import CODEMODS, MigrationCodemod
 from mwbmigrate.codemods.wild_shapes import ReportWildShapes, imports_foreign_old_class
 from mwbmigrate.codemods.base import MARKER_PREFIX, STATE_KEY, MigrationState, tidy_block_start
 from mwbmigrate.engine.source import DecodedSource, UnreadableSource, decode_source
@@ -136,18 +135,21 @@ def transform_source(
 MAX_NESTING = 200  # CPython's own parser limit; LibCST's native parser overflows the stack far past it
 
 
-def _too_deep(text: str, path: str) -> str | None:
-    """A reason when brackets nest deeper than Python allows: LibCST would crash the process."""
+def _too_deep(text: str, path: str) -> tuple[str | None, bool]:
+    """(a reason when brackets nest deeper than Python allows, whether this Python compiles it).
+
+    LibCST's native parser would crash the whole process on such nesting, so it is never asked.
+    """
     try:
-        compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-        return None
+        compile(text, path, "exec", dont_inherit=True)
+        return None, True
     except SyntaxError as error:
         if "too many nested parentheses" in str(error):
-            return f"brackets nested deeper than {MAX_NESTING} levels; file left untouched"
+            return f"brackets nested deeper than {MAX_NESTING} levels; file left untouched", False
     except (RecursionError, MemoryError):
-        return "too deeply nested to parse; file left untouched"
+        return "too deeply nested to parse; file left untouched", False
     except ValueError:
-        return None
+        return None, False
     # Not valid for this Python: measure the nesting ourselves before LibCST sees it.
     depth = deepest = 0
     try:
@@ -160,14 +162,12 @@ def _too_deep(text: str, path: str) -> str | None:
     except (tokenize.TokenError, SyntaxError):
         pass
     if deepest > MAX_NESTING:
-        return f"brackets nested deeper than {MAX_NESTING} levels; file left untouched"
-    return None
+        return f"brackets nested deeper than {MAX_NESTING} levels; file left untouched", False
+    return None, False
 
 
-def _validate(new_text: str, original: str, path: str) -> None:
-    try:
-        compile(original, path, "exec", dont_inherit=True)
-    except SyntaxError:
+def _validate(new_text: str, original_compiles: bool, path: str) -> None:
+    if not original_compiles:
         # The original targets another Python than this one: LibCST's re-parse is the check left.
         cst.parse_module(new_text)
         return
@@ -205,7 +205,7 @@ def transform_file(
     original = decoded.text
     if _CR_ONLY.search(original):
         return failed("old Mac (CR-only) line endings are not supported; file left untouched")
-    nesting = _too_deep(original, os.fspath(path))
+    nesting, original_compiles = _too_deep(original, os.fspath(path))
     if nesting:
         return failed(nesting)
     text = source_text if source_text is not None else original
@@ -224,7 +224,7 @@ def transform_file(
 
     new_text = outcome.text
     try:
-        _validate(new_text, original, os.fspath(path))
+        _validate(new_text, original_compiles, os.fspath(path))
     except (SyntaxError, cst.ParserSyntaxError, ValueError) as error:
         return replace(failed(f"rewritten text did not compile ({error}); file left untouched"), parsed=True)
     try:

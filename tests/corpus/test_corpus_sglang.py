@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import ast
-import io
-import tokenize
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from mwbmigrate.cli import app
-from corpus_trees import old_api_code_tokens, python_files
+from corpus_trees import old_api_code_tokens
 
 pytestmark = pytest.mark.corpus
 
