@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider, Scope, ScopeProvider
 
-from mwbmigrate.analysis.old_api import OLD_METHOD, OLD_PARAMETER, OVERRIDE_ARGUMENT
+from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
 
 
 @dataclass
@@ -117,7 +117,7 @@ def analyse_function(codemod, function: cst.FunctionDef, param_is_old, skip_rece
     """
     scope = codemod.get_metadata(ScopeProvider, function.body, None)
     facts = FunctionFacts(function=function, scope=scope)
-    facts.old_params = [p for p in _all_params(function.params) if param_is_old(p)]
+    facts.old_params = [p for p in all_params(function.params) if param_is_old(p)]
     if scope is None:
         return facts
 
@@ -153,7 +153,7 @@ def analyse_function(codemod, function: cst.FunctionDef, param_is_old, skip_rece
             changed = True
 
     for name, receiver in list(candidates.items()):
-        reason = _alias_refusal(name, receiver, candidates, assigns_by_name, scope, function)
+        reason = _alias_refusal(name, receiver, candidates, assigns_by_name, scope)
         if reason is None:
             for statement, call in calls.get(name, []):
                 if not call_is_migratable(call):
@@ -205,7 +205,7 @@ def analyse_function(codemod, function: cst.FunctionDef, param_is_old, skip_rece
     return facts
 
 
-def _alias_refusal(name, receiver, candidates, assigns_by_name, scope, function) -> str | None:
+def _alias_refusal(name, receiver, candidates, assigns_by_name, scope) -> str | None:
     if name == receiver:
         return f"`{name}` is both the receiver and the result"
     for assignment in scope.assignments[name]:
@@ -254,10 +254,6 @@ def _write_before_read(name, receiver, collector, position, binding_lines) -> st
     return None
 
 
-def _all_params(params: cst.Parameters) -> list[cst.Param]:
-    result = [*params.posonly_params, *params.params, *params.kwonly_params]
-    return result
-
-
-def is_old_parameter_name(param: cst.Param) -> bool:
-    return param.name.value == OLD_PARAMETER
+def all_params(params: cst.Parameters) -> list[cst.Param]:
+    """Named parameters of a signature (positional-only, ordinary, keyword-only), in order."""
+    return [*params.posonly_params, *params.params, *params.kwonly_params]

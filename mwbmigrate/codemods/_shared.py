@@ -1,4 +1,4 @@
-"""Helpers several codemods need: recognising old-object parameters and empty blocks."""
+"""Helpers several codemods need: recognising old-object parameters and local owners of the old method."""
 
 from __future__ import annotations
 
@@ -74,10 +74,4 @@ def function_facts(codemod, function: cst.FunctionDef) -> FunctionFacts:
     return analyse_function(
         codemod, function, lambda param: param_holds_old_object(codemod, param),
         skip_receivers=receivers_with_own_method(codemod, function),
-    )
-
-
-def is_pass_only(block: cst.BaseSuite) -> bool:
-    return isinstance(block, cst.IndentedBlock) and all(
-        m.matches(statement, m.SimpleStatementLine(body=[m.Pass()])) for statement in block.body
     )

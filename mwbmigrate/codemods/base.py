@@ -19,7 +19,6 @@ class MigrationState:
     """Per-file settings and findings, carried through `CodemodContext.scratch` across codemods."""
 
     location: ModuleLocation
-    markers: bool = True
     selected_reviews: frozenset[str] | None = None  # None: every review code
     ignored_reviews: frozenset[str] = frozenset()
     disabled_codemods: frozenset[str] = frozenset()  # codes and names not run in this pass
@@ -104,7 +103,6 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
         cst.CSTTransformer.__init__(self)
         self.state = state_of(context)
         self._pending_markers: dict[int, list[str]] = {}
-        self._changed = False
         # Ancestors of the node being visited; cheaper than ParentNodeProvider on large modules.
         self._ancestors: list[cst.CSTNode] = []
 
@@ -151,9 +149,6 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
         self.state.suggestions[(code, reason)] = suggestion
         statement = self.enclosing_statement(node)
         self._pending_markers.setdefault(id(statement), []).append(marker_text(code, reason))
-
-    def mark_changed(self) -> None:
-        self._changed = True
 
     def on_leave(self, original_node, updated_node):  # type: ignore[override]
         updated = super().on_leave(original_node, updated_node)

@@ -19,6 +19,7 @@ from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import ScopeProvider
 
 from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS
+from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.codemods.base import MigrationCodemod
 
 _UNION = m.Name("Union") | m.Attribute(attr=m.Name("Union"))
@@ -116,7 +117,6 @@ class ReplaceClassReferences(MigrationCodemod):
             seen.setdefault(_code(element.slice), element)
         if len(seen) == len(updated_node.slice):
             return updated_node
-        self.mark_changed()
         if len(seen) == 1:
             only = next(iter(seen.values())).slice
             if isinstance(only, cst.Index):
@@ -132,7 +132,7 @@ class ReplaceClassReferences(MigrationCodemod):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef):
         # A parameter that callers pass None to: the body's `is None` test is the evidence.
-        originals = [*original_node.params.posonly_params, *original_node.params.params, *original_node.params.kwonly_params]
+        originals = all_params(original_node.params)
         widened = {p.name.value for p in originals if id(p) in self._old_annotated_params}
         if not widened:
             return updated_node

@@ -19,6 +19,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider, Scope, ScopeProvider
 
 from mwbmigrate.analysis.old_api import FALLBACK_PARAMETER, NEW_PARAMETER, OLD_CLASS, OLD_PARAMETER
+from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.codemods._shared import param_holds_old_object
 from mwbmigrate.codemods.base import MigrationCodemod
 
@@ -46,7 +47,7 @@ class RenameOldObjectParameters(MigrationCodemod):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         params = [
-            p for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)
+            p for p in all_params(node.params)
             if param_holds_old_object(self, p)
         ]
         if len(params) != 1 or params[0].name.value == NEW_PARAMETER:

@@ -20,7 +20,7 @@ import libcst.matchers as m
 from libcst.metadata import PositionProvider, ScopeProvider
 
 from mwbmigrate.analysis.old_api import OLD_METHOD, OLD_PARAMETER, ONE_SHOT_OVERRIDES, OVERRIDE_ARGUMENT
-from mwbmigrate.analysis.receivers import old_method_call, override_argument
+from mwbmigrate.analysis.receivers import all_params, old_method_call, override_argument
 from mwbmigrate.codemods._shared import function_facts
 from mwbmigrate.codemods.base import MigrationCodemod
 from mwbmigrate.codemods.core_runtime import MoveCoreOntoRuntime
@@ -156,7 +156,7 @@ class ReportSemanticRisks(MigrationCodemod):
     def _params_typed_either(self, node: cst.FunctionDef) -> set[str]:
         """Parameters annotated `Union[..., ModelWorkerBatch, ...]` (or `A | ModelWorkerBatch`)."""
         names = set()
-        for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
+        for param in all_params(node.params):
             if param.annotation is None:
                 continue
             annotation = param.annotation.annotation

@@ -52,7 +52,7 @@ from mwbmigrate.analysis.old_api import (
     ModuleLocation,
     is_sglang_schedule_batch_module,
 )
-from mwbmigrate.analysis.receivers import old_method_call
+from mwbmigrate.analysis.receivers import all_params, old_method_call
 from mwbmigrate.codemods._shared import function_facts, param_holds_old_object
 from mwbmigrate.codemods.base import MigrationCodemod
 
@@ -385,7 +385,7 @@ class ReportWildShapes(MigrationCodemod):
         class _Wrappers(cst.CSTVisitor):
             def visit_FunctionDef(self, function: cst.FunctionDef) -> None:
                 # A wrapper that takes the old object, or digs it out of **kwargs by name.
-                params = (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
+                params = all_params(function.params)
                 if any(param_holds_old_object(codemod, p) for p in params) or _reads_old_keyword(function):
                     codemod._patch_functions.add(function.name.value)
 

@@ -94,7 +94,6 @@ def transform_source(
                                 "whitespace or a final backslash comment); file left untouched")
     state = MigrationState(
         location=ModuleLocation(Path(location_path or display_path).as_posix(), options.extra_modules),
-        markers=options.markers,
         selected_reviews=options.selected_reviews,
         ignored_reviews=options.ignored_reviews,
         disabled_codemods=options.disabled,
