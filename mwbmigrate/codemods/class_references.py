@@ -18,7 +18,7 @@ import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import ScopeProvider
 
-from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS
+from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS, is_sglang_schedule_batch_module
 from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.codemods.base import MigrationCodemod
 
@@ -62,10 +62,18 @@ class ReplaceClassReferences(MigrationCodemod):
         scope = self.get_metadata(ScopeProvider, node, None)
         if scope is None:
             return
+        # Read off the import itself: uses inside strings are all the references some modules have.
         for assignment in scope.assignments:
-            if isinstance(assignment.node, (cst.Import, cst.ImportFrom)) and assignment.name and "." not in assignment.name:
-                for access in assignment.references:
-                    if isinstance(access.node, (cst.Name, cst.Attribute)) and self.names_old_class(access.node):
+            node_ = assignment.node
+            if not isinstance(node_, cst.ImportFrom) or isinstance(node_.names, cst.ImportStar):
+                continue
+            module = "." * len(node_.relative) + (cst.Module([]).code_for_node(node_.module) if node_.module else "")
+            if not is_sglang_schedule_batch_module(module, self.state.location):
+                continue
+            for alias in node_.names:
+                local = alias.asname.name if alias.asname is not None else alias.name
+                if isinstance(alias.name, cst.Name) and alias.name.value == OLD_CLASS and isinstance(local, cst.Name):
+                    if local.value == assignment.name:
                         self._old_local_names.add(assignment.name)
 
     def _replacement(self, node: cst.BaseExpression) -> cst.BaseExpression:

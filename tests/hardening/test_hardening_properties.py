@@ -347,7 +347,6 @@ def test_inserted_old_api_in_cst_generated_modules_is_migrated(text, tmp_path_fa
         pytest.param(
             IMPORT + "def mwb(model_worker_batch: 'ModelWorkerBatch') -> 'ModelWorkerBatch':\n    return model_worker_batch\n",
             id="string-annotation",
-            marks=pytest.mark.xfail(strict=True, reason="string annotations are not migrated; the import of the removed class stays"),
         ),
         pytest.param(
             IMPORT + "def outer():\n    def inner(model_worker_batch: ModelWorkerBatch):\n        return model_worker_batch.seq_lens\n    return inner\n",
