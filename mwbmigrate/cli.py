@@ -20,13 +20,15 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from mwbmigrate import __version__
+from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, TARGET_VERSIONS
 from mwbmigrate.codemods import ALL_CODEMODS, codemod_by_key
 from mwbmigrate.config import ConfigError, load_config
 from mwbmigrate.engine.apply import dirty_files, write_result
 from mwbmigrate.engine.discovery import DiscoveryError
 from mwbmigrate.engine.runner import run_rewrite
 from mwbmigrate.engine.transform import TransformOptions
-from mwbmigrate.report import colourise, file_diff, render_json, render_markdown, render_summary
+from mwbmigrate.engine.vendoring import apply_vendoring
+from mwbmigrate.report import colourise, file_diff, render_json, render_markdown, render_summary, vendored_diff
 from mwbmigrate.result import FileStatus
 
 EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
@@ -43,6 +45,15 @@ class OutputFormat(str, enum.Enum):
     text = "text"
     json = "json"
     markdown = "markdown"
+
+
+# The SGLang API shape to produce; the values are the version numbers themselves.
+TargetVersion = enum.Enum("TargetVersion", {version: version for version in TARGET_VERSIONS}, type=str)
+
+
+class RuntimeMode(str, enum.Enum):
+    import_ = "import"
+    vendor = "vendor"
 
 
 def _stderr() -> Console:
@@ -81,6 +92,8 @@ def rewrite(
     ignore: List[str] = typer.Option([], "--ignore", help="Skip these codemods / review codes."),
     collapse_compat: bool = typer.Option(False, "--collapse-compat", help="Also rewrite version-gated compatibility code (hasattr/try-import/env switches) to the new API only."),
     stdin_filename: str = typer.Option("<stdin>", "--stdin-filename", help="With PATH `-`: where the module lives (decides relative imports)."),
+    target_version: Optional[TargetVersion] = typer.Option(None, "--target-version", help="SGLang API to produce: 0.5.13 (one-shot override fields on the batch, the default) or 0.5.16 (overrides as keyword arguments)."),
+    runtime: Optional[RuntimeMode] = typer.Option(None, "--runtime", help="How rewritten files reach the runtime helpers: import `mwbmigrate.runtime` (default), or vendor a private copy into their package."),
 ) -> None:
     """Rewrite a codebase from ModelWorkerBatch to ScheduleBatch (in place unless --dry-run or --check).
 
@@ -91,8 +104,10 @@ def rewrite(
     """
     if dry_run and check:
         raise _fail("--dry-run and --check cannot be combined")
+    if runtime is RuntimeMode.vendor and any(str(p) == "-" for p in paths):
+        raise _fail("--runtime vendor writes the runtime into the tree; it cannot be used with `-` (stdin)")
     if [str(p) for p in paths] == ["-"]:
-        _rewrite_stdin(stdin_filename, no_markers)
+        _rewrite_stdin(stdin_filename, no_markers, target_version.value if target_version else DEFAULT_TARGET_VERSION)
     if any(str(p) == "-" for p in paths):
         raise _fail("`-` (stdin) cannot be combined with other paths")
     try:
@@ -106,6 +121,8 @@ def rewrite(
     ignore = ignore or config.ignore
     jobs = jobs or config.jobs
     no_markers = no_markers or not config.markers
+    target = target_version.value if target_version else config.target_version or DEFAULT_TARGET_VERSION
+    vendor_runtime = (runtime.value if runtime else config.runtime or RuntimeMode.import_.value) == RuntimeMode.vendor.value
     review_select = frozenset(k for k in select if k.startswith("MWB1")) or None
     options = TransformOptions(
         markers=not no_markers,
@@ -113,6 +130,7 @@ def rewrite(
         selected_reviews=review_select,
         ignored_reviews=frozenset(k for k in ignore if k.startswith("MWB1")),
         collapse_compat=collapse_compat,
+        target_version=target,
     )
     console = _stderr()
     show_progress = not no_progress and console.is_terminal
@@ -128,6 +146,7 @@ def rewrite(
         summary = run_rewrite(
             paths, options, include=include, exclude=exclude, jobs=jobs,
             progress_factory=progress_factory if show_progress else None,
+            vendor_runtime=vendor_runtime,
         )
     except DiscoveryError as error:
         raise _fail(str(error))
@@ -137,8 +156,11 @@ def rewrite(
             bar.stop()
 
     writing = not dry_run and not check
-    if writing and summary.changed and not allow_dirty:
-        dirty = dirty_files([Path(r.path) for r in summary.changed])
+    vendored_changes = [v for v in summary.vendored if v.changed]
+    if writing and (summary.changed or vendored_changes) and not allow_dirty:
+        # A refreshed vendored file is overwritten like a rewritten one: the same guard.
+        refreshed = [Path(v.path) for v in vendored_changes if v.previous is not None]
+        dirty = dirty_files([Path(r.path) for r in summary.changed] + refreshed)
         if dirty:
             names = "\n  ".join(str(p) for p in dirty)
             raise _fail(
@@ -148,6 +170,8 @@ def rewrite(
         # A run killed mid-write can leave its temporary file; the original beside it is intact.
         for temporary in summary.stale_temporaries:
             temporary.unlink(missing_ok=True)
+        # The copy first, so that no rewritten file is ever left importing a missing package.
+        apply_vendoring(summary)
         for index, result in enumerate(summary.results):
             if result.status is FileStatus.CHANGED:
                 reason = write_result(result)
@@ -166,12 +190,15 @@ def rewrite(
                 diff = file_diff(result)
                 sys.stdout.flush()
                 sys.stdout.buffer.write((colourise(diff) if colour else diff).encode(result.encoding, "surrogateescape"))
+            for file in vendored_changes:
+                diff = vendored_diff(file)
+                sys.stdout.buffer.write((colourise(diff) if colour else diff).encode("utf-8", "surrogateescape"))
             sys.stdout.flush()
         render_summary(summary, console, wrote=writing)
 
-    if summary.failed:
+    if summary.failed or any(v.error for v in summary.vendored):
         raise typer.Exit(EXIT_ERROR)
-    if check and summary.changed:
+    if check and (summary.changed or vendored_changes):
         raise typer.Exit(EXIT_CHANGES)
     raise typer.Exit(EXIT_OK)
 
@@ -208,7 +235,7 @@ def verify(
     raise typer.Exit(code)
 
 
-def _rewrite_stdin(filename: str, no_markers: bool) -> None:
+def _rewrite_stdin(filename: str, no_markers: bool, target_version: str) -> None:
     """Editor integration: stdin to stdout; on failure nothing on stdout, the reason on stderr, exit 2."""
     import libcst as cst
 
@@ -216,7 +243,7 @@ def _rewrite_stdin(filename: str, no_markers: bool) -> None:
 
     text = sys.stdin.read()
     try:
-        outcome = transform_source(text, filename, TransformOptions(markers=not no_markers))
+        outcome = transform_source(text, filename, TransformOptions(markers=not no_markers, target_version=target_version))
         compile(outcome.text, filename, "exec", dont_inherit=True)
     except cst.ParserSyntaxError as error:
         raise _fail(f"{filename}: does not parse: line {error.raw_line}:{error.raw_column}: {error.message}")

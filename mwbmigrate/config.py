@@ -7,6 +7,8 @@
     select = []          # codemods (MWB0xx or name) / review codes (MWB1xx) to run only
     ignore = ["docstrings"]
     markers = true
+    target-version = "0.5.13"   # or "0.5.16": overrides as keyword arguments (see README)
+    runtime = "import"   # or "vendor": copy the runtime helpers into the tree (see README)
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
+from mwbmigrate.analysis.target_versions import TARGET_VERSIONS
 from mwbmigrate.engine.discovery import find_git_root
 
-KNOWN_KEYS = {"include", "exclude", "jobs", "select", "ignore", "markers"}
+RUNTIME_MODES = ("import", "vendor")
+KNOWN_KEYS = {"include", "exclude", "jobs", "select", "ignore", "markers", "runtime", "target-version"}
 
 
 class ConfigError(Exception):
@@ -38,6 +42,8 @@ class FileConfig:
     select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
     markers: bool = True
+    runtime: str | None = None  # "import" or "vendor"; None: not configured
+    target_version: str | None = None  # one of TARGET_VERSIONS; None: not configured
 
 
 def _string_list(table: dict, key: str, source: Path) -> list[str]:
@@ -85,6 +91,13 @@ def load_config(paths: list[Path]) -> FileConfig:
     markers = table.get("markers", True)
     if not isinstance(markers, bool):
         raise ConfigError(f"{pyproject}: [tool.mwbmigrate] markers must be true or false")
+    runtime = table.get("runtime")
+    if runtime is not None and runtime not in RUNTIME_MODES:
+        raise ConfigError(f"{pyproject}: [tool.mwbmigrate] runtime must be \"import\" or \"vendor\"")
+    target_version = table.get("target-version")
+    if target_version is not None and target_version not in TARGET_VERSIONS:
+        choices = ", ".join(f'"{v}"' for v in TARGET_VERSIONS)
+        raise ConfigError(f"{pyproject}: [tool.mwbmigrate] target-version must be one of {choices}")
     return FileConfig(
         source=pyproject,
         include=_string_list(table, "include", pyproject),
@@ -93,4 +106,6 @@ def load_config(paths: list[Path]) -> FileConfig:
         select=_string_list(table, "select", pyproject),
         ignore=_string_list(table, "ignore", pyproject),
         markers=markers,
+        runtime=runtime,
+        target_version=target_version,
     )

@@ -8,8 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from mwbmigrate.engine.diff import unified_diff
-from mwbmigrate.result import FileResult, FileStatus, RunSummary
+from mwbmigrate.engine.diff import new_file_diff, unified_diff
+from mwbmigrate.result import FileResult, FileStatus, RunSummary, VendoredFile
 
 _GREEN, _RED, _CYAN, _RESET = "\x1b[32m", "\x1b[31m", "\x1b[36m", "\x1b[0m"
 
@@ -20,6 +20,42 @@ def file_diff(result: FileResult) -> str:
     # The BOM is part of the file's first line as git sees it; keep it so the patch applies.
     bom = "\ufeff" if result.has_bom else ""
     return unified_diff(result.display_path, bom + result.original, bom + result.rewritten)
+
+
+def vendored_diff(file: VendoredFile) -> str:
+    """The patch that creates or refreshes one file of a vendored runtime ("" when up to date)."""
+    content = file.content.decode("utf-8", "surrogateescape")
+    if file.status == "created":
+        return new_file_diff(file.display_path, content)
+    if file.status == "refreshed" and file.previous is not None:
+        return unified_diff(file.display_path, file.previous.decode("utf-8", "surrogateescape"), content)
+    return ""
+
+
+def vendored_packages(summary: RunSummary) -> dict[str, list[VendoredFile]]:
+    """Folder of each vendored copy (display form, trailing slash) -> its files."""
+    packages: dict[str, list[VendoredFile]] = {}
+    for file in summary.vendored:
+        packages.setdefault(file.display_path.rsplit("/", 1)[0] + "/", []).append(file)
+    return packages
+
+
+def runtime_lines(summary: RunSummary, *, wrote: bool) -> list[str]:
+    """One line per vendored copy: created, refreshed (which files) or up to date."""
+    lines = []
+    for folder, files in vendored_packages(summary).items():
+        created = [f for f in files if f.status == "created"]
+        refreshed = [f.display_path.rsplit("/", 1)[-1] for f in files if f.status == "refreshed"]
+        if len(created) == len(files):
+            verb = "created" if wrote else "would be created"
+            lines.append(f"runtime vendored: {folder} {verb} ({len(files)} files)")
+        elif created or refreshed:
+            verb = "refreshed" if wrote else "would be refreshed"
+            names = ", ".join(sorted(refreshed + [f.display_path.rsplit("/", 1)[-1] for f in created]))
+            lines.append(f"runtime vendored: {folder} {verb} ({names})")
+        elif not any(f.error for f in files):
+            lines.append(f"runtime vendored: {folder} up to date")
+    return lines
 
 
 def colourise(diff: str) -> str:
@@ -51,6 +87,13 @@ def render_summary(summary: RunSummary, console: Console, *, wrote: bool) -> Non
         console.print(f"[red]error[/red] {escape(result.display_path)}: {escape(result.error or '')}", markup=True, highlight=False)
     for item in summary.review_items:
         console.print(f"[yellow]{item.code}[/yellow] {escape(item.location())} {escape(item.message)}", markup=True, highlight=False)
+    for file in summary.vendored:
+        if file.error:
+            console.print(f"[red]error[/red] {escape(file.display_path)}: {escape(file.error)}", markup=True, highlight=False)
+    for line in runtime_lines(summary, wrote=wrote):
+        console.print(escape(line), markup=True, highlight=False)
+    for note in summary.runtime_notes:
+        console.print(f"[yellow]note[/yellow] {escape(note)}", markup=True, highlight=False)
     table = Table(title="mwbmigrate rewrite", show_header=True)
     for column in ("scanned", "parsed", "changed" if wrote else "would change", "failed", "review items"):
         table.add_column(column, justify="right")
@@ -77,6 +120,14 @@ def render_json(summary: RunSummary, *, mode: str) -> str:
             }
             for r in summary.results
         ],
+        "runtime": {
+            "mode": summary.runtime,
+            "vendored": [
+                {"path": v.display_path, "status": v.status, "error": v.error, "diff": vendored_diff(v) or None}
+                for v in summary.vendored
+            ],
+            "notes": list(summary.runtime_notes),
+        },
     }
     return json.dumps(document, indent=2) + "\n"
 
@@ -107,4 +158,19 @@ def render_markdown(summary: RunSummary) -> str:
         diff = file_diff(result)
         fence = "````" if "```" in diff else "```"
         out += [f"<details><summary><code>{result.display_path}</code></summary>", "", f"{fence}diff", diff.rstrip("\n"), fence, "", "</details>", ""]
+    out += _markdown_runtime(summary)
     return "\n".join(out) + "\n"
+
+
+def _markdown_runtime(summary: RunSummary) -> list[str]:
+    """The vendored copy as a file list: a created file is mwbmigrate's runtime verbatim, so its
+    content would only bury the review in the comment."""
+    if not summary.vendored and not summary.runtime_notes:
+        return []
+    out = ["### Vendored runtime", ""]
+    if summary.vendored:
+        out += ["| file | status |", "|---|---|"]
+        out += [f"| `{v.display_path}` | {v.status}{': ' + _escape_cell(v.error) if v.error else ''} |" for v in summary.vendored]
+        out.append("")
+    out += [f"- {_escape_cell(note)}" for note in summary.runtime_notes]
+    return out + ([""] if summary.runtime_notes else [])

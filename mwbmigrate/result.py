@@ -48,11 +48,37 @@ class FileResult:
         return self.status is FileStatus.CHANGED
 
 
+@dataclass(frozen=True)
+class VendoredFile:
+    """One file of the runtime's private copy in the migrated tree (`--runtime vendor`)."""
+
+    path: str  # absolute path on disk
+    display_path: str  # as it appears in diffs, like FileResult.display_path
+    content: bytes  # the runtime's file, byte for byte
+    previous: bytes | None = None  # what is on disk now; None when the file does not exist yet
+    error: str | None = None  # why it could not be written (the run then fails)
+
+    @property
+    def status(self) -> str:
+        if self.error is not None:
+            return "failed"
+        if self.previous is None:
+            return "created"
+        return "unchanged" if self.previous == self.content else "refreshed"
+
+    @property
+    def changed(self) -> bool:
+        return self.status in ("created", "refreshed")
+
+
 @dataclass
 class RunSummary:
     results: list[FileResult] = field(default_factory=list)
     discovered: int = 0  # files found, plus paths that could not be taken as files
     stale_temporaries: list = field(default_factory=list)  # Paths of temporary files a killed run left
+    runtime: str = "import"  # how rewritten files reach the runtime helpers: "import" or "vendor"
+    vendored: list[VendoredFile] = field(default_factory=list)  # the private copy, when vendoring
+    runtime_notes: list[str] = field(default_factory=list)  # files that could not use a vendored copy
 
     @property
     def parsed(self) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import CodeRange, PositionProvider, Scope, ScopeProvider
+from libcst.metadata import CodeRange, Scope, ScopeProvider
 
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
 
@@ -124,8 +124,10 @@ def analyse_function(codemod, function: cst.FunctionDef, param_is_old, skip_rece
     collector = _Collector()
     function.body.visit(collector)
 
+    positions = codemod.state.positions.within(function)
+
     def position(node: cst.CSTNode) -> CodeRange:
-        return codemod.get_metadata(PositionProvider, node)
+        return positions[node]
 
     # Locals bound from get_model_worker_batch, then the names bound only to them or their receiver.
     receivers: dict[str, str] = {}

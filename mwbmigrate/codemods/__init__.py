@@ -8,11 +8,19 @@ Order matters, and each dependency is stated once here:
    renames erase them.
 2. worker-batch-calls merges the bound locals into their receiver before parameter-renames picks
    `batch`, so a local is never mistaken for a name collision.
+2a. override-moves runs once both have run: worker-batch-calls has turned
+   `get_model_worker_batch(seq_lens_cpu_cache=E)` into the write it moves, and the write's receiver
+   and the consuming call's argument are now spelled alike. It needs no old name (semantic-review
+   already judged the same sites with the same plans, `analysis.override_sites`), and it runs before
+   any codemod that expects an override on the line right before its consuming call.
 3. isinstance-checks and class-removal must see the class before class-references replaces it.
 4. imports runs after every reference has moved, so it knows which imports are still used.
 core-runtime runs after the renames (it matches `batch`) and while `ModelWorkerBatch` is still
    imported (its trigger for ForwardBatch.init_new).
-req-pool-mirror is independent of the rest and runs last.
+req-pool-mirror is independent of the rest.
+override-arguments runs last and only with `--target-version 0.5.16`: it turns the finished 0.5.13
+   shape into 0.5.16's, so it needs the writes on `batch` (renames, worker-batch-calls), each beside
+   its consuming call (override-moves), and every other codemod's edits to those lines done.
 keyword-callers is not here: it needs the whole project's renamed signatures (engine pass 2).
 """
 
@@ -27,6 +35,8 @@ from mwbmigrate.codemods.field_renames import RenameOldObjectFields
 from mwbmigrate.codemods.imports import MigrateImports
 from mwbmigrate.codemods.isinstance_checks import DropOldClassInstanceChecks
 from mwbmigrate.codemods.keyword_callers import RenameKeywordArguments
+from mwbmigrate.codemods.override_arguments import PassOverridesAsArguments
+from mwbmigrate.codemods.override_moves import MoveOverridesToTheirForward
 from mwbmigrate.codemods.req_pool_mirror import RepairRequestPoolMirror
 from mwbmigrate.codemods.parameter_renames import RenameOldObjectParameters
 from mwbmigrate.codemods.semantic_review import ReportSemanticRisks
@@ -39,6 +49,7 @@ CODEMODS: tuple[type[MigrationCodemod], ...] = (
     RenameOldObjectFields,
     DropWorkerBatchCalls,
     RenameOldObjectParameters,
+    MoveOverridesToTheirForward,
     MoveCoreOntoRuntime,
     DropOldClassInstanceChecks,
     RemoveOldClass,
@@ -46,6 +57,7 @@ CODEMODS: tuple[type[MigrationCodemod], ...] = (
     MigrateImports,
     UpdateDataFlowDocstrings,
     RepairRequestPoolMirror,
+    PassOverridesAsArguments,
 )
 SECOND_PASS_CODEMODS: tuple[type[MigrationCodemod], ...] = (RenameKeywordArguments,)
 ALL_CODEMODS = CODEMODS + SECOND_PASS_CODEMODS

@@ -10,8 +10,12 @@ from libcst.codemod import Codemod, CodemodContext
 from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from mwbmigrate.analysis.old_api import ModuleLocation, is_old_class
+from mwbmigrate.analysis.positions import LocalPositions
+from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION
 
 MARKER_PREFIX = "# mwbmigrate: "
+# Where migrated code imports the runtime helpers from, unless `--runtime vendor` names a private copy.
+RUNTIME_MODULE = "mwbmigrate.runtime"
 
 
 @dataclass
@@ -28,6 +32,18 @@ class MigrationState:
     # Classes of this module that define their own `get_model_worker_batch` (adapters, fakes).
     local_method_owners: frozenset[str] | None = None
     changed_by: list[str] = field(default_factory=list)
+    runtime_module: str = RUNTIME_MODULE  # what core-runtime and req-pool-mirror import their helpers from
+    target_version: str = DEFAULT_TARGET_VERSION  # the SGLang API shape to produce (analysis.target_versions)
+    _metadata: MetadataWrapper | None = field(default=None, repr=False)
+    positions: LocalPositions = field(default_factory=LocalPositions, repr=False)
+
+    def metadata_for(self, module: cst.Module) -> MetadataWrapper:
+        """One wrapper per module object: codemods that leave the module as it was share its
+        resolved scopes and positions instead of computing them again."""
+        if self._metadata is None or self._metadata.module is not module:
+            # Modules are never mutated in place, so the wrapper's defensive deep copy is waste.
+            self._metadata = MetadataWrapper(module, unsafe_skip_copy=True)
+        return self._metadata
 
     def wants_review(self, code: str) -> bool:
         if code in self.ignored_reviews:
@@ -132,6 +148,13 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
         """`Class.method` (dotted classes and functions) around the node being visited."""
         return ".".join(n.name.value for n in self._ancestors if isinstance(n, (cst.ClassDef, cst.FunctionDef)))
 
+    def line_of(self, node: cst.CSTNode) -> int:
+        """Line of a node of the function being visited, counted within its outermost enclosing
+        function: consistent for comparisons inside that function, and far cheaper than
+        PositionProvider, which renders the whole module again after every change."""
+        root = next((n for n in self._ancestors if isinstance(n, cst.FunctionDef)), None)
+        return self.state.positions.line(node, root if root is not None else self.context.wrapper.module)
+
     def enclosing_statement(self, node: cst.CSTNode) -> cst.CSTNode:
         current: cst.CSTNode | None = node
         while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
@@ -165,8 +188,7 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
         return True
 
     def transform_module(self, tree: cst.Module) -> cst.Module:
-        # The module is never reused after a pass, so the wrapper's defensive deep copy is waste.
-        wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+        wrapper = self.state.metadata_for(tree)
         with self.resolve(wrapper):
             self.context = replace(self.context, wrapper=wrapper)
             return self.transform_module_impl(wrapper.module)

@@ -7,16 +7,27 @@ and declare the one-shot override fields on `ScheduleBatch`.
     class ModelWorkerBatch: ...                     return_hidden_states_before_norm: bool = False
 
 Only in a module that defines SGLang's class (by qualified name); another project's class of the
-same name is never touched. What `get_model_worker_batch` computed moves to `ForwardBatch.init_new`
-(core migration onto the runtime).
+same name is never touched. With `--target-version 0.5.16` no field is declared: 0.5.16 has none,
+the overrides are keyword arguments of `ForwardBatch.init_new` (override-arguments). What
+`get_model_worker_batch` computed moves to `ForwardBatch.init_new` (core migration onto the runtime).
 """
 
 from __future__ import annotations
 
 import libcst as cst
+from libcst.codemod.visitors import AddImportsVisitor
+from libcst.metadata import ScopeProvider
 
 from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS, OLD_METHOD
+from mwbmigrate.analysis.target_versions import overrides_are_arguments
 from mwbmigrate.codemods.base import MigrationCodemod
+
+# Names the declarations use: (module, object); object None for `import module`.
+DECLARATION_IMPORTS = {
+    "Optional": ("typing", "Optional"),
+    "torch": ("torch", None),
+    "CaptureHiddenMode": ("model_executor.forward_batch_info", "CaptureHiddenMode"),  # under SGLang's root
+}
 
 ONE_SHOT_FIELD_DECLARATIONS = {
     "seq_lens_cpu_cache": "seq_lens_cpu_cache: Optional[torch.Tensor] = None",
@@ -39,7 +50,7 @@ class RemoveOldClass(MigrationCodemod):
     CODE = "MWB009"
     NAME = "class-removal"
     SUMMARY = "Delete `class ModelWorkerBatch` and `ScheduleBatch.get_model_worker_batch`; declare the one-shot override fields."
-    METADATA_DEPENDENCIES = ()
+    METADATA_DEPENDENCIES = (ScopeProvider,)
 
     @classmethod
     def applies_to(cls, text, state):
@@ -59,6 +70,8 @@ class RemoveOldClass(MigrationCodemod):
         ]
         present = _field_names(updated_node.body)
         missing = [decl for name, decl in ONE_SHOT_FIELD_DECLARATIONS.items() if name not in present]
+        if overrides_are_arguments(self.state.target_version):
+            missing = []  # 0.5.16 passes the overrides to init_new; a field would never be read
         if missing:
             last_field = max(
                 (i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
@@ -71,4 +84,17 @@ class RemoveOldClass(MigrationCodemod):
                 cst.EmptyLine(comment=cst.Comment("# One-shot per-forward overrides, consumed and reset by ForwardBatch.init_new.")),
             ])
             body[last_field + 1:last_field + 1] = new_fields
+            self._import_declaration_names(original_node, " ".join(missing))
         return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
+
+    def _import_declaration_names(self, class_node: cst.ClassDef, declarations: str) -> None:
+        """A fork's schedule_batch.py may lack what the new annotations name: import it then."""
+        scope = self.get_metadata(ScopeProvider, class_node, None)
+        parts = self.state.location.parts
+        sglang_root = ".".join(parts[len(parts) - 1 - parts[::-1].index("sglang"):-2])
+        for name, (module, obj) in DECLARATION_IMPORTS.items():
+            if name not in declarations or (scope is not None and name in scope):
+                continue
+            if obj == "CaptureHiddenMode":
+                module = f"{sglang_root}.{module}"
+            AddImportsVisitor.add_needed_import(self.context, module, obj)

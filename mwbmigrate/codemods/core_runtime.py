@@ -1,5 +1,8 @@
 """Put an SGLang core tree onto `mwbmigrate.runtime`: what upstream moved by hand in 0.5.13.
 
+The helpers are imported from `MigrationState.runtime_module`: `mwbmigrate.runtime`, or the private
+copy `--runtime vendor` puts into the tree (`<package>._mwbmigrate_runtime`).
+
 In the module defining `ForwardBatch.init_new`, the method starts by reading the batch through the
 runtime's view, which consumes and resets the one-shot overrides and recomputes what
 `get_model_worker_batch` derived (decode/idle gating, `capture_hidden_mode`, grammars, the
@@ -8,6 +11,13 @@ runtime's view, which consumes and resets the one-shot overrides and recomputes 
     def init_new(cls, batch, model_runner):        def init_new(cls, batch, model_runner):
         ret = cls(...)                       ->        batch = forward_batch_view(batch, CaptureHiddenMode)
                                                        ret = cls(...)
+
+With `--target-version 0.5.16`, `init_new` takes the overrides as keyword-only arguments, as 0.5.16's
+does, and hands them to the view (which then reads and resets nothing on the batch):
+
+    def init_new(cls, batch, model_runner, *, capture_hidden_mode: Optional[CaptureHiddenMode] = None,
+                 return_hidden_states_before_norm: bool = False):
+        batch = forward_batch_view(batch, CaptureHiddenMode, capture_hidden_mode=capture_hidden_mode, ...)
 
 In the scheduler, the overlap forward's copy-and-pin becomes the isolation context manager:
 
@@ -36,9 +46,10 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor
 
+from mwbmigrate.analysis.target_versions import overrides_are_arguments
 from mwbmigrate.codemods.base import MigrationCodemod
+from mwbmigrate.codemods.override_arguments import init_new_with_override_arguments
 
-RUNTIME_MODULE = "mwbmigrate.runtime"
 VIEW = "forward_batch_view"
 ISOLATION = "overlap_forward_isolation"
 RING = "BatchRecordRing"
@@ -95,6 +106,10 @@ class MoveCoreOntoRuntime(MigrationCodemod):
         # Per function: the (batch, stream) of a replaced seq_lens.record_stream, if any.
         self._verify_streams: list[tuple[str, cst.BaseExpression] | None] = []
 
+    def _need(self, helper: str) -> None:
+        # mwbmigrate.runtime, or the tree's vendored copy under `--runtime vendor`.
+        AddImportsVisitor.add_needed_import(self.context, self.state.runtime_module, helper)
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._verify_streams.append(None)
 
@@ -106,7 +121,7 @@ class MoveCoreOntoRuntime(MigrationCodemod):
             return updated_node
         batch, stream = found
         self._verify_streams[-1] = found
-        AddImportsVisitor.add_needed_import(self.context, RUNTIME_MODULE, VERIFY_STREAMS)
+        self._need(VERIFY_STREAMS)
         call = cst.parse_expression(f"{VERIFY_STREAMS}({batch}, {batch}.spec_info, __stream__)")
         call = call.with_changes(args=[*call.args[:2], call.args[2].with_changes(value=stream)])
         return updated_node.with_changes(body=[cst.Expr(call)])
@@ -128,8 +143,12 @@ class MoveCoreOntoRuntime(MigrationCodemod):
         if VIEW in cst.Module([]).code_for_node(function.body):
             return function
         batch = params[1].name.value
-        AddImportsVisitor.add_needed_import(self.context, RUNTIME_MODULE, VIEW)
+        self._need(VIEW)
         statement = cst.parse_statement(f"{batch} = {VIEW}({batch}, CaptureHiddenMode)")
+        if overrides_are_arguments(self.state.target_version):
+            # 0.5.16: the overrides are init_new's keyword arguments, handed on to the view.
+            function, statement = init_new_with_override_arguments(function, statement)
+            AddImportsVisitor.add_needed_import(self.context, "typing", "Optional")
         body = list(function.body.body)
         first = 1 if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])) else 0
         body.insert(first, statement)
@@ -147,7 +166,7 @@ class MoveCoreOntoRuntime(MigrationCodemod):
             end = next((j for j in range(index + 2, len(body)) if _is_forward_stream(body[j])), None)
             if end is None:
                 continue
-            AddImportsVisitor.add_needed_import(self.context, RUNTIME_MODULE, ISOLATION)
+            self._need(ISOLATION)
             inner = body[index + 2:end + 1]
             inner[0] = inner[0].with_changes(leading_lines=[
                 line for line in inner[0].leading_lines if line.comment is not None
@@ -176,7 +195,7 @@ class MoveCoreOntoRuntime(MigrationCodemod):
             result.append(statement)
             code = cst.Module([]).code_for_node(statement)
             if ".prepare_for_v2_verify(" in code and EACH_STREAM not in code:
-                AddImportsVisitor.add_needed_import(self.context, RUNTIME_MODULE, EACH_STREAM)
+                self._need(EACH_STREAM)
                 call = cst.parse_expression(f"{EACH_STREAM}(({batch}.input_ids, {batch}.out_cache_loc), __stream__)")
                 call = call.with_changes(args=[call.args[0], call.args[1].with_changes(value=stream)])
                 result.append(cst.SimpleStatementLine(body=[cst.Expr(call)]))
@@ -193,7 +212,7 @@ class MoveCoreOntoRuntime(MigrationCodemod):
             if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(
                 targets=[m.AssignTarget(m.Attribute(m.Name("self"), m.Name("batch_record_buf")))]
             )])):
-                AddImportsVisitor.add_needed_import(self.context, RUNTIME_MODULE, RING)
+                self._need(RING)
                 ring = cst.parse_statement(f"self.{RING_ATTRIBUTE} = {RING}(2)")
                 return [*body[:index + 1], ring, *body[index + 1:]]
         return body

@@ -11,7 +11,7 @@ provably the old object: `ForwardBatch` shares these attribute names with other 
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import PositionProvider, ScopeProvider
+from libcst.metadata import ScopeProvider
 
 from mwbmigrate.analysis.old_api import FIELDS_COMPUTED_FROM_REQS, RENAMED_FIELDS
 from mwbmigrate.codemods._shared import function_facts
@@ -22,7 +22,7 @@ class RenameOldObjectFields(MigrationCodemod):
     CODE = "MWB006"
     NAME = "field-renames"
     SUMMARY = "Rename `extend_seq_lens`/`extend_prefix_lens` and compute `lora_ids`/`dllm_block_offsets` from reqs on old-object receivers."
-    METADATA_DEPENDENCIES = (ScopeProvider, PositionProvider)
+    METADATA_DEPENDENCIES = (ScopeProvider,)
 
     @classmethod
     def applies_to(cls, text, state):

@@ -16,7 +16,7 @@ keyword callers can follow across files (see keyword-callers).
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import PositionProvider, Scope, ScopeProvider
+from libcst.metadata import Scope, ScopeProvider
 
 from mwbmigrate.analysis.old_api import FALLBACK_PARAMETER, NEW_PARAMETER, OLD_CLASS, OLD_PARAMETER
 from mwbmigrate.analysis.receivers import all_params
@@ -34,7 +34,7 @@ class RenameOldObjectParameters(MigrationCodemod):
     CODE = "MWB004"
     NAME = "parameter-renames"
     SUMMARY = "Rename `model_worker_batch` (and other old-object parameters) to `batch`, with every use."
-    METADATA_DEPENDENCIES = (ScopeProvider, PositionProvider)
+    METADATA_DEPENDENCIES = (ScopeProvider,)
 
     @classmethod
     def applies_to(cls, text, state):
@@ -68,10 +68,25 @@ class RenameOldObjectParameters(MigrationCodemod):
             new_name = FALLBACK_PARAMETER
             self.review(node, "MWB102", f"`{param.name.value}` renamed to `{FALLBACK_PARAMETER}`: `batch` is already bound here")
         old_name = param.name.value
+        rebinding = [a.node for a in scope.assignments[old_name] if a.node is not param and not isinstance(a.node, cst.Name)]
+        if rebinding:
+            # `def`, `class` or `import` of the same name inside the function: renaming the
+            # parameter alone would split one variable in two.
+            reason = f"`{old_name}` not renamed: the function also binds it by `def`, `class` or `import`"
+            self.review(node, "MWB102", reason)
+            for binding in rebinding:
+                self.review(binding, "MWB102", reason)
+            for assignment in scope.assignments[old_name]:
+                for reference in assignment.references:
+                    self._unrenamed_uses[reference.node] = reason
+            return
         if not node.name.value.startswith("_"):
             self.review(node, "MWB113", f"public parameter renamed `{old_name}` -> `{new_name}`: update keyword callers outside this tree")
         self._renames[param.name] = new_name
         for assignment in scope.assignments[old_name]:
+            if isinstance(assignment.node, cst.Name):
+                # A later `x = ...`, `for x in ...` or `with ... as x` rebinds the same variable.
+                self._renames[assignment.node] = new_name
             for reference in assignment.references:
                 self._renames[reference.node] = new_name
         self.state.renamed_signatures.add((self.qualified_scope(), old_name, new_name))

@@ -10,7 +10,8 @@ In SGLang's own `schedule_batch.py` and in any builder of decode batches:
     batch.req_pool_indices = torch.tensor([r.req_pool_idx for r in reqs], ..., device=device)
                                        ->  batch.req_pool_indices, batch.req_pool_indices_cpu = build_req_pool_indices(reqs, device)
 
-The helpers come from `mwbmigrate.runtime`. Independent of the ModelWorkerBatch migration, selectable
+The helpers come from `mwbmigrate.runtime`, or from the copy `--runtime vendor` puts into the tree
+(`MigrationState.runtime_module`). Independent of the ModelWorkerBatch migration, selectable
 on its own (`--select req-pool-mirror`), idempotent, and valid on 0.5.12.post1 through 0.5.23 trees.
 A builder whose device tensor is not a plain comprehension over the requests is left alone.
 """
@@ -23,7 +24,6 @@ from libcst.codemod.visitors import AddImportsVisitor
 
 from mwbmigrate.codemods.base import MigrationCodemod
 
-RUNTIME_MODULE = "mwbmigrate.runtime"
 ENSURE = "ensure_req_pool_indices_cpu"
 CLEAR = "clear_req_pool_metadata"
 BUILD = "build_req_pool_indices"
@@ -63,7 +63,8 @@ class RepairRequestPoolMirror(MigrationCodemod):
         self._function_sets_mirror: list[bool] = []
 
     def _need(self, helper: str) -> None:
-        AddImportsVisitor.add_needed_import(self.context, RUNTIME_MODULE, helper)
+        # mwbmigrate.runtime, or the tree's vendored copy under `--runtime vendor`.
+        AddImportsVisitor.add_needed_import(self.context, self.state.runtime_module, helper)
 
     def _in_schedule_batch(self) -> bool:
         return self.enclosing_class() == "ScheduleBatch"

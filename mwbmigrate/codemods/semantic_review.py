@@ -3,7 +3,10 @@
 Reports, leaving the code as it is:
     MWB103  an override write or `get_model_worker_batch(seq_lens_cpu_cache=...)` not followed by
             exactly one consuming call (`ForwardBatch.init_new` / `forward_batch_generation`)
-    MWB104  a read of a value the old object derived (`capture_hidden_mode`, an overridden `seq_lens_cpu`)
+    MWB116  such an override followed by exactly one consuming call, that override-moves cannot
+            prove safe to move next to it (the reason is given)
+    MWB104  a read of a value the old object derived (`capture_hidden_mode`, an overridden `seq_lens_cpu`),
+            except an assert that override-moves will move onto the forward batch
     MWB105  a read of `extend_seq_lens`/`extend_prefix_lens`/`extend_logprob_start_lens`, which were None
             in decode/idle on the old object and are not gated on ScheduleBatch
     MWB106  a write to the former old object, which now mutates the scheduler's long-lived batch
@@ -11,23 +14,46 @@ Reports, leaving the code as it is:
     MWB112  the former old object passed where a `ForwardBatch` is expected
     MWB114  an old-object-only field read on a parameter typed `Union[ScheduleBatch, ModelWorkerBatch]`
 (MWB113, a public signature whose parameter is renamed, comes from parameter-renames.)
+
+Whether an override or an assert can move is decided once, in `analysis.override_sites`, for this
+codemod and for override-moves alike: a site override-moves resolves carries no marker here.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import PositionProvider, ScopeProvider
+from libcst.metadata import ScopeProvider
 
 from mwbmigrate.analysis.old_api import OLD_METHOD, OLD_PARAMETER, ONE_SHOT_OVERRIDES, OVERRIDE_ARGUMENT
-from mwbmigrate.analysis.receivers import all_params, old_method_call, override_argument
+from mwbmigrate.analysis.override_sites import (
+    CONSUMING_CALLS,
+    AssertMove,
+    Refused,
+    derived_mode_assert,
+    function_blocks,
+    override_write,
+    plan_block,
+)
+from mwbmigrate.analysis.receivers import FunctionFacts, all_params, old_method_call, override_argument
 from mwbmigrate.codemods._shared import function_facts
 from mwbmigrate.codemods.base import MigrationCodemod
 from mwbmigrate.codemods.core_runtime import MoveCoreOntoRuntime
+from mwbmigrate.codemods.override_moves import MoveOverridesToTheirForward
 
-CONSUMING_CALLS = frozenset({"init_new", "forward_batch_generation", "forward_batch_embedding"})
 # Callees whose parameter is a ForwardBatch; the old object used to be passed there (category I).
+# ModelRunner's `sample(logits_output, forward_batch)` and `compute_logprobs_only(...)` alike; a
+# `sample(batch, ...)` of another class (EagleVerifyInput's) takes the batch first and is fine.
 FORWARD_BATCH_CALLEES = frozenset({"sample", "compute_logprobs_only"})
+FORWARD_BATCH_POSITION = 1
+
+
+def _forward_batch_argument(call: cst.Call) -> cst.BaseExpression | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "forward_batch":
+            return arg.value
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    return positional[FORWARD_BATCH_POSITION].value if len(positional) > FORWARD_BATCH_POSITION else None
 DERIVED_FIELDS = frozenset({"capture_hidden_mode"})
 # Old-object fields with no ScheduleBatch attribute of that name -> what ScheduleBatch calls it.
 OLD_ONLY_FIELDS = {
@@ -95,14 +121,14 @@ class ReportSemanticRisks(MigrationCodemod):
     CODE = "MWB010"
     NAME = "semantic-review"
     SUMMARY = "Mark sites whose meaning changes with the migration (one-shot overrides, derived and ungated reads, copy semantics)."
-    METADATA_DEPENDENCIES = (ScopeProvider, PositionProvider)
+    METADATA_DEPENDENCIES = (ScopeProvider,)
 
     @classmethod
     def applies_to(cls, text, state):
         return OLD_PARAMETER in text or "ModelWorkerBatch" in text
 
     def _line(self, node: cst.CSTNode) -> int:
-        return self.get_metadata(PositionProvider, node).start.line
+        return self.line_of(node)
 
     def _read_through_view(self, node: cst.FunctionDef) -> bool:
         """core-runtime makes `ForwardBatch.init_new` read derived and gated values through the view."""
@@ -110,12 +136,59 @@ class ReportSemanticRisks(MigrationCodemod):
         runs = MoveCoreOntoRuntime.CODE not in disabled and MoveCoreOntoRuntime.NAME not in disabled
         return runs and self.enclosing_class() == "ForwardBatch" and node.name.value == "init_new"
 
+    def _moves_run(self) -> bool:
+        disabled = self.state.disabled_codemods
+        return MoveOverridesToTheirForward.CODE not in disabled and MoveOverridesToTheirForward.NAME not in disabled
+
+    def _plan_moves(self, node: cst.FunctionDef, facts: FunctionFacts, accesses: set[cst.Name], consuming: list[int]) -> None:
+        """override-moves' plans, read on the code before the renames: every name that becomes
+        `batch` counts as the batch, and the bindings worker-batch-calls drops are not there."""
+
+        def names_of(name: str) -> set[str]:
+            receiver = facts.aliases.get(name, name)
+            return {receiver} | {alias for alias, r in facts.aliases.items() if r == receiver}
+
+        overriding: dict[int, tuple[str, cst.BaseExpression]] = {}
+        dropped: set[int] = set()
+        for name, bindings in facts.bindings.items():
+            for binding in bindings:
+                value = override_argument(binding.call) if binding.call is not None else None
+                if value is None:
+                    dropped.add(id(binding.statement))
+                else:
+                    overriding[id(binding.statement)] = (name, value)
+
+        def write_site(statement: cst.CSTNode):
+            write = override_write(statement)
+            if write is not None:
+                on_old_object = statement.body[0].targets[0].target.value in accesses
+                return (write.field, write.value, names_of(write.receiver)) if on_old_object else None
+            if id(statement) in overriding:
+                name, value = overriding[id(statement)]
+                return OVERRIDE_ARGUMENT, value, names_of(name)
+            return None
+
+        def assert_names(statement: cst.CSTNode):
+            receiver = derived_mode_assert(statement)
+            return names_of(receiver.value) if receiver is not None and receiver in accesses else None
+
+        def single_consumer(statement: cst.CSTNode) -> bool:
+            line = self._line(statement)
+            return sum(1 for c in consuming if c >= line) == 1
+
+        self._write_plans, self._assert_plans = {}, {}
+        for block in function_blocks(node)[0]:
+            plan = plan_block(block.body, write_site, assert_names, single_consumer, frozenset(dropped))
+            self._write_plans.update((id(block.body[i]), p) for i, p in plan.writes.items())
+            self._assert_plans.update((id(block.body[i]), p) for i, p in plan.asserts.items())
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         facts = function_facts(self, node)
         accesses = facts.old_object_accesses()
         scan = _FunctionScan(node)
         node.visit(scan)
         consuming = sorted(self._line(call) for call, _ in scan.calls if _callee(call) in CONSUMING_CALLS)
+        self._plan_moves(node, facts, accesses, consuming)
         overridden = {
             name for name, bindings in facts.bindings.items()
             if any(b.call is not None and override_argument(b.call) is not None for b in bindings)
@@ -126,7 +199,7 @@ class ReportSemanticRisks(MigrationCodemod):
                 value = override_argument(call)
                 if isinstance(value, cst.Attribute) and value.attr.value == OVERRIDE_ARGUMENT:
                     self.review(statement, "MWB107", "`seq_lens_cpu_cache` reused across forwards; in 0.5.13 it is a one-shot override consumed by init_new")
-            if _callee(call) in FORWARD_BATCH_CALLEES and any(a.value in accesses for a in call.args):
+            if _callee(call) in FORWARD_BATCH_CALLEES and _forward_batch_argument(call) in accesses:
                 self.review(statement, "MWB112", f"the former old object is passed to `{_callee(call)}`, which expects a ForwardBatch")
         for target, statement in scan.writes:
             field = target.attr.value
@@ -147,6 +220,8 @@ class ReportSemanticRisks(MigrationCodemod):
                 continue
             field = attribute.attr.value
             if field in DERIVED_FIELDS:
+                if isinstance(self._assert_plans.get(id(statement)), AssertMove) and self._moves_run():
+                    continue  # override-moves reads it on the forward batch, after init_new
                 self.review(statement, "MWB104", f"`{field}` was derived on the old object; on ScheduleBatch it is None unless just set: read forward_batch.{field} after init_new")
             elif field == "seq_lens_cpu" and attribute.value.value in overridden:
                 self.review(statement, "MWB104", "`seq_lens_cpu` reflected the override on the old object; read forward_batch.seq_lens_cpu after init_new")
@@ -176,3 +251,7 @@ class ReportSemanticRisks(MigrationCodemod):
             self.review(statement, "MWB103", f"{what} is not consumed by a forward in this function; set it right before the consuming call")
         elif len(after) > 1:
             self.review(statement, "MWB103", f"{what} is consumed by the first of {len(after)} later forwards only; re-set it before each")
+        else:
+            plan = self._write_plans.get(id(statement))
+            if isinstance(plan, Refused):
+                self.review(statement, "MWB116", f"{what} not moved next to its consuming call: {plan.reason}; move it there by hand once that is safe")

@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import PositionProvider, ScopeProvider
+from libcst.metadata import ScopeProvider
 
 from mwbmigrate.analysis.old_api import (
     FIELDS_COMPUTED_FROM_REQS,
@@ -154,6 +154,10 @@ def imports_foreign_old_class(module: cst.Module, location: ModuleLocation) -> b
 
     class _Imports(cst.CSTVisitor):
         foreign = False
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            # Imports are statements: expressions (most of a module's nodes) cannot hold one.
+            return not isinstance(node, cst.BaseExpression) and super().on_visit(node)
 
         def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
             if not _imports_old_class(node):
@@ -351,7 +355,7 @@ class ReportWildShapes(MigrationCodemod):
     CODE = "MWB011"
     NAME = "wild-shapes"
     SUMMARY = "Mark old-API shapes of forks, plugins and tests (shims, fakes, monkeypatches, stubs, copies, fork-only fields); rewrites nothing."
-    METADATA_DEPENDENCIES = (ScopeProvider, PositionProvider)
+    METADATA_DEPENDENCIES = (ScopeProvider,)
 
     @classmethod
     def applies_to(cls, text, state):
@@ -383,6 +387,9 @@ class ReportWildShapes(MigrationCodemod):
         codemod = self
 
         class _Wrappers(cst.CSTVisitor):
+            def on_visit(self, node: cst.CSTNode) -> bool:
+                return not isinstance(node, cst.BaseExpression) and super().on_visit(node)
+
             def visit_FunctionDef(self, function: cst.FunctionDef) -> None:
                 # A wrapper that takes the old object, or digs it out of **kwargs by name.
                 params = all_params(function.params)

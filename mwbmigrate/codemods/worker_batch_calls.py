@@ -15,7 +15,7 @@ old object's `<attr>`, or when the call takes arguments it never had.
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import PositionProvider, ScopeProvider
+from libcst.metadata import ScopeProvider
 
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
 from mwbmigrate.analysis.receivers import old_method_call, override_argument
@@ -48,7 +48,7 @@ class DropWorkerBatchCalls(MigrationCodemod):
     CODE = "MWB005"
     NAME = "worker-batch-calls"
     SUMMARY = "Delete `x = batch.get_model_worker_batch()` and read `batch` wherever `x` was read; overrides become `batch.seq_lens_cpu_cache = E`."
-    METADATA_DEPENDENCIES = (ScopeProvider, PositionProvider)
+    METADATA_DEPENDENCIES = (ScopeProvider,)
 
     @classmethod
     def applies_to(cls, text, state):

@@ -34,10 +34,22 @@ def unified_diff(display_path: str, before: str, after: str, context: int = 3) -
     """A git-style diff of one file, `a/` and `b/` prefixes, "No newline at end of file" marked."""
     if before == after:
         return ""
-    out = [f"diff --git a/{display_path} b/{display_path}\n"]
-    for line in difflib.unified_diff(
-        _lines(before), _lines(after), fromfile=f"a/{display_path}", tofile=f"b/{display_path}", n=context
-    ):
+    header = f"diff --git a/{display_path} b/{display_path}\n"
+    return header + _hunks(before, after, f"a/{display_path}", f"b/{display_path}", context)
+
+
+def new_file_diff(display_path: str, text: str) -> str:
+    """A git-style diff that creates `display_path` (`git apply` makes the file, mode 100644).
+
+    An empty file has no hunk: git's own header alone creates it.
+    """
+    header = f"diff --git a/{display_path} b/{display_path}\nnew file mode 100644\n"
+    return header + _hunks("", text, "/dev/null", f"b/{display_path}", 3)
+
+
+def _hunks(before: str, after: str, fromfile: str, tofile: str, context: int) -> str:
+    out = []
+    for line in difflib.unified_diff(_lines(before), _lines(after), fromfile=fromfile, tofile=tofile, n=context):
         if line.startswith(("---", "+++")):
             out.append(line.rstrip("\n") + "\n")
             continue

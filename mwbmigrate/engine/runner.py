@@ -18,6 +18,7 @@ from mwbmigrate.analysis.old_api import UPSTREAM_RENAMED_PARAMETERS
 from mwbmigrate.codemods import CODEMODS, SECOND_PASS_CODEMODS
 from mwbmigrate.engine.discovery import Discovery, DiscoveredFile, discover
 from mwbmigrate.engine.transform import TransformOptions, transform_file
+from mwbmigrate.engine.vendoring import is_vendored, options_for_file, plan_vendoring
 from mwbmigrate.result import FileResult, FileStatus, RunSummary
 
 _KEYWORD_USE = re.compile(r"\b(\w+)\s*=")
@@ -98,9 +99,19 @@ def run_rewrite(
     exclude: list[str] | None = None,
     jobs: int | None = None,
     progress_factory: Callable[[int], Progress] | None = None,
+    vendor_runtime: bool = False,
 ) -> RunSummary:
+    """`vendor_runtime`: rewritten files import a private copy of the runtime in their package
+    (engine/vendoring.py), and the summary lists that copy."""
     discovery: Discovery = discover(paths, include, exclude)
+    # A vendored runtime is mwbmigrate's own code, copied verbatim: never rewrite it.
+    discovery.files = [f for f in discovery.files if not is_vendored(f.path)]
+    discovery.problems = [problem for problem in discovery.problems if not is_vendored(problem[0])]
     jobs = jobs or default_jobs()
+
+    def file_options(base: TransformOptions, path: Path, display_path: str) -> TransformOptions:
+        return options_for_file(base, path, display_path) if vendor_runtime else base
+
     summary = RunSummary(
         discovered=len(discovery.files) + len(discovery.problems), stale_temporaries=discovery.stale_temporaries,
     )
@@ -108,7 +119,7 @@ def run_rewrite(
         summary.results.append(FileResult(str(path), display_path, FileStatus.FAILED, error=reason))
 
     progress = progress_factory(len(discovery.files)) if progress_factory else None
-    first = _map(_pass_one, [(f, options) for f in discovery.files], jobs, progress)
+    first = _map(_pass_one, [(f, file_options(options, f.path, f.display_path)) for f in discovery.files], jobs, progress)
 
     signatures = merge_signatures(first)
     second_options = replace(options, project_signatures=signatures)
@@ -122,9 +133,13 @@ def run_rewrite(
             if any(f"{old}=" in text.replace(" ", "") for renames in signatures.values() for old in renames):
                 needs_second.append(index)
     if needs_second and signatures:
-        seconds = _map(_pass_two, [(results[i], second_options) for i in needs_second], jobs, None)
+        items = [(results[i], file_options(second_options, Path(results[i].path), results[i].display_path)) for i in needs_second]
+        seconds = _map(_pass_two, items, jobs, None)
         for index, second in zip(needs_second, seconds):
             results[index] = second
     summary.results.extend(results)
     summary.results.sort(key=lambda r: r.display_path)
+    if vendor_runtime:
+        summary.runtime = "vendor"
+        summary.vendored, summary.runtime_notes = plan_vendoring(summary.results)
     return summary

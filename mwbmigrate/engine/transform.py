@@ -14,9 +14,10 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from mwbmigrate.analysis.old_api import PREFILTER_BYTES, ModuleLocation
+from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION
 from mwbmigrate.codemods import CODEMODS, MigrationCodemod
 from mwbmigrate.codemods.wild_shapes import ReportWildShapes, imports_foreign_old_class
-from mwbmigrate.codemods.base import MARKER_PREFIX, STATE_KEY, MigrationState, tidy_block_start
+from mwbmigrate.codemods.base import MARKER_PREFIX, RUNTIME_MODULE, STATE_KEY, MigrationState, tidy_block_start
 from mwbmigrate.engine.source import DecodedSource, UnreadableSource, decode_source
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 
@@ -38,6 +39,8 @@ class TransformOptions:
     extra_modules: tuple[str, ...] = ()
     project_signatures: dict[str, dict[str, str | None]] = field(default_factory=dict)
     collapse_compat: bool = False  # rewrite version-gated compatibility code to the new API too
+    target_version: str = DEFAULT_TARGET_VERSION  # 0.5.13: one-shot fields on the batch; 0.5.16: keyword arguments
+    runtime_module: str = RUNTIME_MODULE  # the runtime helpers' module: mwbmigrate.runtime, or a vendored copy
 
     def runs(self, codemod: type[MigrationCodemod]) -> bool:
         return codemod.CODE not in self.disabled and codemod.NAME not in self.disabled
@@ -98,6 +101,8 @@ def transform_source(
         ignored_reviews=options.ignored_reviews,
         disabled_codemods=options.disabled,
         project_signatures=options.project_signatures,
+        target_version=options.target_version,
+        runtime_module=options.runtime_module,
     )
     context = CodemodContext(filename=display_path, scratch={STATE_KEY: state})
     current = text
@@ -106,11 +111,12 @@ def transform_source(
     for codemod in codemods if not foreign else ():
         if not options.runs(codemod) or not codemod.applies_to(current, state):
             continue
-        module = codemod(context).transform_module(module)
-        rendered = module.code
+        transformed = codemod(context).transform_module(module)
+        rendered = transformed.code
         if rendered != current:
             state.changed_by.append(codemod.CODE)
             current = rendered
+            module = transformed  # otherwise the old object, whose resolved metadata stays valid
         if codemod is ReportWildShapes and not options.collapse_compat and _COMPAT_GATE.search(current):
             # Version-gated code already runs on both APIs; a blind rewrite would break its
             # legacy branch. Report only, unless --collapse-compat asks for the new API alone.

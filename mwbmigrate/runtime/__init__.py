@@ -1,6 +1,7 @@
 """Runtime helpers a migrated SGLang tree imports (or vendors) for the 0.5.13 ScheduleBatch contract.
 
-* :mod:`.overrides` -- one-shot per-forward overrides on the batch;
+* :mod:`.overrides` -- one-shot per-forward overrides on the batch (0.5.13), or as
+  ``init_new`` keyword arguments (0.5.16);
 * :mod:`.isolation` -- :func:`overlap_forward_isolation`, a batch made transactional
   across one forward;
 * :mod:`.ring` -- :class:`BatchRecordRing`, keep-alive of a batch's objects for N
@@ -38,6 +39,7 @@ from .overrides import (
     consume_forward_overrides,
     derive_capture_hidden_mode,
     reset_forward_overrides,
+    resolve_forward_arguments,
 )
 from .req_pool import (
     ReqPoolIndices,
@@ -83,6 +85,7 @@ __all__ = [
     "record_stream_each",
     "record_stream_for_v2_verify",
     "reset_forward_overrides",
+    "resolve_forward_arguments",
     "restore_batch",
     "snapshot_batch",
 ]

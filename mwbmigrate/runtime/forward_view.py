@@ -10,15 +10,27 @@ derived: `extend_lens`/`prefix_lens`/`extend_logprob_start_lens` (and their old 
 decode/idle, `capture_hidden_mode` is the override or the derived mode, `seq_lens_cpu` is the
 override when one was set, `lora_ids`/`dllm_block_offsets` come from the requests. Every other
 attribute reads and writes through to the batch itself.
+
+A tree migrated for SGLang 0.5.16 passes the overrides to `init_new` as keyword arguments and
+hands them on:
+
+    batch = forward_batch_view(batch, CaptureHiddenMode, capture_hidden_mode=capture_hidden_mode,
+                               return_hidden_states_before_norm=return_hidden_states_before_norm)
+
+Then nothing on the batch is read or reset (0.5.16's batch has no such fields), and `seq_lens_cpu`
+is the batch's own.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .overrides import apply_forward_overrides
+from .overrides import apply_forward_overrides, resolve_forward_arguments
 
 __all__ = ["ForwardBatchView", "forward_batch_view"]
+
+# Neither keyword given: the overrides are read (and reset) from the batch, the 0.5.13 contract.
+_FROM_BATCH: Any = object()
 
 GATED_FIELDS = {
     "extend_lens": ("extend_lens", "extend_seq_lens"),
@@ -60,15 +72,33 @@ def _decode_or_idle(batch: Any) -> bool:
     return bool(check()) if callable(check) else False
 
 
-def forward_batch_view(batch: Any, capture_hidden_modes: Any = None) -> ForwardBatchView:
-    """Consume the batch's one-shot overrides and return the view `init_new` reads.
+def forward_batch_view(
+    batch: Any,
+    capture_hidden_modes: Any = None,
+    *,
+    capture_hidden_mode: Any = _FROM_BATCH,
+    return_hidden_states_before_norm: Any = _FROM_BATCH,
+) -> ForwardBatchView:
+    """Return the view `init_new` reads, with the per-forward overrides resolved.
 
-    Idempotent on a view (returns it unchanged, consuming nothing twice). `capture_hidden_modes`
-    is SGLang's `CaptureHiddenMode` class, used to derive the mode when no override is set.
+    Without the keywords (0.5.13), the batch's one-shot override fields are consumed and reset.
+    With either keyword (0.5.16's `init_new` arguments; the other one takes its default), the
+    fields are neither read nor reset, so a batch class without them works, and one that still
+    declares them keeps whatever older code left there. Idempotent on a view (returns it
+    unchanged, consuming nothing twice). `capture_hidden_modes` is SGLang's `CaptureHiddenMode`
+    class, used to derive the mode when no override is given.
     """
     if isinstance(batch, ForwardBatchView):
         return batch
-    resolved = apply_forward_overrides(batch, modes=capture_hidden_modes)
+    if capture_hidden_mode is _FROM_BATCH and return_hidden_states_before_norm is _FROM_BATCH:
+        resolved = apply_forward_overrides(batch, modes=capture_hidden_modes)
+    else:
+        resolved = resolve_forward_arguments(
+            batch,
+            None if capture_hidden_mode is _FROM_BATCH else capture_hidden_mode,
+            False if return_hidden_states_before_norm is _FROM_BATCH else return_hidden_states_before_norm,
+            modes=capture_hidden_modes,
+        )
     reqs = list(getattr(batch, "reqs", None) or ())
     sampling_info = getattr(batch, "sampling_info", None)
     if sampling_info is not None:

@@ -14,9 +14,12 @@ field                                     default      meaning
 ``return_hidden_states_before_norm``      ``False``    return pre-norm hidden states
 ========================================  ===========  ===============================
 
-From 0.5.16 the fields are gone (``init_new`` takes keyword arguments), so every
-helper here tolerates a batch that lacks them: it reads the default and writes
-nothing.
+From 0.5.16 the fields are gone: ``init_new`` takes ``capture_hidden_mode`` and
+``return_hidden_states_before_norm`` as keyword arguments and must not mutate the
+batch, and ``seq_lens_cpu_cache`` has no successor. Every helper here tolerates a
+batch that lacks the fields (it reads the default and writes nothing), and
+:func:`resolve_forward_arguments` is the 0.5.16 counterpart of
+:func:`apply_forward_overrides`.
 
 Everything is duck-typed. SGLang's ``CaptureHiddenMode`` enum is not importable
 here (no sglang import), so :func:`derive_capture_hidden_mode` takes the enum class
@@ -44,6 +47,7 @@ __all__ = [
     "consume_forward_overrides",
     "derive_capture_hidden_mode",
     "reset_forward_overrides",
+    "resolve_forward_arguments",
 ]
 
 #: ``(name, default)`` of each one-shot field, in SGLang's declaration order.
@@ -253,3 +257,28 @@ def apply_forward_overrides(
     if seq_lens_cpu is not None and getattr(batch, "seq_lens_sum", 0) is None:
         batch.seq_lens_sum = int(seq_lens_cpu.sum())
     return ResolvedForwardOverrides(mode, consumed.return_hidden_states_before_norm, seq_lens_cpu)
+
+
+def resolve_forward_arguments(
+    batch: Any,
+    capture_hidden_mode: Any = None,
+    return_hidden_states_before_norm: bool = False,
+    *,
+    modes: Any = None,
+    null: Any = _MISSING,
+    full: Any = _MISSING,
+) -> ResolvedForwardOverrides:
+    """Do what 0.5.16's ``ForwardBatch.init_new`` does with its override arguments.
+
+    The overrides arrive as arguments, so no one-shot field is read or reset, even on a
+    batch class that still declares them: a value left there by older code is ignored,
+    as 0.5.16 would ignore it. The capture mode is derived as in
+    :func:`derive_capture_hidden_mode`; ``seq_lens_cpu`` is ``batch.seq_lens_cpu``
+    (0.5.16 has no ``seq_lens_cpu_cache`` override); a None ``batch.seq_lens_sum`` is
+    computed from it and written back, the one mutation 0.5.16 keeps.
+    """
+    mode = derive_capture_hidden_mode(batch, capture_hidden_mode, modes=modes, null=null, full=full)
+    seq_lens_cpu = getattr(batch, "seq_lens_cpu", None)
+    if seq_lens_cpu is not None and getattr(batch, "seq_lens_sum", 0) is None:
+        batch.seq_lens_sum = int(seq_lens_cpu.sum())
+    return ResolvedForwardOverrides(mode, return_hidden_states_before_norm, seq_lens_cpu)

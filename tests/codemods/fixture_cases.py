@@ -1,7 +1,8 @@
 """Before/after fixture pairs: tests/fixtures/<codemod>/<case>/{before.py, after.py[, path]}.
 
 `path` (optional) is where the module pretends to live, which matters for relative imports and for
-SGLang's own `schedule_batch.py`. The whole pipeline runs, as a user would see it, including the
+SGLang's own `schedule_batch.py`. `after-<version>.py` (optional) is the expected output for
+`--target-version <version>`. The whole pipeline runs, as a user would see it, including the
 second pass (keyword callers) fed with the signatures the first pass renamed in the same file.
 """
 
@@ -11,6 +12,7 @@ import ast
 from dataclasses import replace
 from pathlib import Path
 
+from mwbmigrate.analysis.target_versions import TARGET_VERSIONS
 from mwbmigrate.codemods import CODEMODS, SECOND_PASS_CODEMODS
 from mwbmigrate.engine.runner import merge_signatures
 from mwbmigrate.engine.transform import TransformOptions, transform_source
@@ -34,9 +36,16 @@ def migrate(text: str, path: str = DEFAULT_PATH, options: TransformOptions | Non
 
 def check_case(case: Path) -> None:
     before = (case / "before.py").read_text()
-    expected = (case / "after.py").read_text()
     path = (case / "path").read_text().strip() if (case / "path").exists() else DEFAULT_PATH
-    actual = migrate(before, path)
-    assert actual == expected
-    ast.parse(actual)
-    assert migrate(actual, path) == actual, "a second run must change nothing"
+    expectations = [("after.py", TransformOptions())]
+    expectations += [(f"after-{target}.py", TransformOptions(target_version=target)) for target in TARGET_VERSIONS]
+    checked = 0
+    for name, options in expectations:
+        if not (case / name).exists():
+            continue
+        actual = migrate(before, path, options)
+        assert actual == (case / name).read_text(), name
+        ast.parse(actual)
+        assert migrate(actual, path, options) == actual, f"{name}: a second run must change nothing"
+        checked += 1
+    assert checked, f"{case} has no after.py"

@@ -123,3 +123,67 @@ def test_signatures_match_upstream(trees):
 def test_second_run_changes_nothing(trees):
     result = CliRunner().invoke(app, ["rewrite", str(trees["work"]), "--check", "--no-progress", "--jobs", "2"])
     assert result.exit_code == 0, result.output
+
+
+def _neighbours(source: str, qualname: str, anchor: str) -> tuple[str, str]:
+    """(statement before, statement after) the one in `qualname` whose code starts with `anchor`,
+    within its own block, as `ast.unparse` prints them (so comments and review markers drop out)."""
+    scope: ast.AST = ast.parse(source)
+    for part in qualname.split("."):
+        scope = next(n for n in ast.iter_child_nodes(scope) if getattr(n, "name", None) == part)
+    for node in ast.walk(scope):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for index, statement in enumerate(block):
+                if isinstance(statement, ast.stmt) and ast.unparse(statement).startswith(anchor):
+                    before = ast.unparse(block[index - 1]) if index else ""
+                    after = ast.unparse(block[index + 1]) if index + 1 < len(block) else ""
+                    return before, after
+    raise AssertionError(f"{qualname}: no statement starting with {anchor!r}")
+
+
+# (file, function, the consuming statement's start, what upstream put right before / after it)
+UPSTREAM_OVERRIDE_SITES = [
+    ("srt/speculative/frozen_kv_mtp_worker.py", "FrozenKVMTPWorker.verify",
+     "batch_result = self.target_worker.forward_batch_generation(", "batch.seq_lens_cpu_cache = spec_info.seq_lens_cpu", None),
+    ("srt/speculative/frozen_kv_mtp_worker.py", "FrozenKVMTPWorker.draft",
+     "forward_batch = ForwardBatch.init_new(", None, "assert forward_batch.capture_hidden_mode == CaptureHiddenMode.LAST"),
+    ("srt/speculative/eagle_info_v2.py", "EagleDraftInputV2Mixin.prepare_for_v2_draft",
+     "forward_batch = ForwardBatch.init_new(", "batch.capture_hidden_mode = capture_mode", None),
+    ("srt/speculative/eagle_info_v2.py", "EagleDraftInputV2Mixin.prepare_for_extend_to_fill_draft_kvcache",
+     "forward_batch = ForwardBatch.init_new(", "batch.capture_hidden_mode = capture_mode", None),
+    ("srt/speculative/eagle_info_v2.py", "EagleVerifyInputV2Mixin.prepare_for_v2_verify",
+     "verify_forward_batch = ForwardBatch.init_new(", "batch.capture_hidden_mode = capture_mode", None),
+    ("srt/speculative/multi_layer_eagle_worker_v2.py", "MultiLayerEagleDraftWorker._draft_extend_for_prefill",
+     "forward_batch = ForwardBatch.init_new(", "batch.return_hidden_states_before_norm = True", None),
+    ("srt/speculative/eagle_worker_v2.py", "EAGLEWorkerV2.forward_batch_generation",
+     "batch_output = self.target_worker.forward_batch_generation(", "batch.capture_hidden_mode = target_capture_mode", None),
+]
+
+
+@pytest.mark.parametrize("path, qualname, anchor, before, after", UPSTREAM_OVERRIDE_SITES, ids=[site[1] for site in UPSTREAM_OVERRIDE_SITES])
+def test_overrides_sit_where_upstream_put_them(trees, path, qualname, anchor, before, after):
+    """override-moves puts each one-shot override (and the derived-mode assert) where 0.5.13 has it."""
+    ours = _neighbours(trees["new"][path].decode(), qualname, anchor)
+    upstream = _neighbours(trees["upstream"][path].decode(), qualname, anchor)
+    if before is not None:
+        assert ours[0] == upstream[0] == before
+    if after is not None:
+        assert ours[1] == upstream[1] == after
+
+
+def test_moved_sites_carry_no_marker_and_the_rest_keep_theirs(trees):
+    """A site override-moves resolved has no marker; the verify assert (upstream deleted it) and the
+    draft-mode writes upstream moved into the callee keep MWB104 / MWB103."""
+    frozen = trees["new"]["srt/speculative/frozen_kv_mtp_worker.py"].decode()
+    assert "assert forward_batch.capture_hidden_mode == CaptureHiddenMode.LAST\n" in frozen
+    assert "batch.seq_lens_cpu_cache = spec_info.seq_lens_cpu\n" in frozen
+    verify_assert = next(line for line in frozen.splitlines() if "== spec_info.capture_hidden_mode" in line)
+    assert "# mwbmigrate: MWB104" in verify_assert
+    for path in ("srt/speculative/eagle_worker_v2.py", "srt/speculative/multi_layer_eagle_worker_v2.py"):
+        text = trees["new"][path].decode()
+        assert "# mwbmigrate: MWB116" not in text
+        assert text.count("# mwbmigrate: MWB103") == 1
+    assert "forward_batch.return_hidden_states_before_norm = True\n" in trees["new"]["srt/speculative/multi_layer_eagle_worker_v2.py"].decode()

@@ -1,0 +1,514 @@
+"""Where a one-shot override may sit: the one "is this movable" judgement of the project.
+
+SGLang 0.5.13 writes an override on the `ScheduleBatch` on the line right before the call that
+consumes it (`ForwardBatch.init_new(batch, ...)`, `forward_batch_generation(batch, ...)`). The
+override-moves codemod moves migrated code into that shape, and semantic-review decides from the
+same plans which sites it must still report. Both read a block of statements and get the same
+answer: semantic-review on the code before the renames (`batch_names` then holds every name of the
+object, `model_worker_batch` and its receiver alike, and `deleted` the bindings worker-batch-calls
+drops), override-moves on the migrated code.
+
+Three plans, each refused with a reason unless every condition holds:
+
+    write   `batch.F = E` (F a one-shot override) whose consuming call is the first later statement of
+            the same block that consumes anything, takes `batch`, and is the function's only consuming
+            call after the write: it may move to the line before that call when `E` calls nothing and
+            reads neither `batch` nor anything the statements in between rebind or assign attributes
+            on, and those statements neither read nor write `F` (attribute or string), consume, hand
+            `batch` to a call (`f(batch)`, `batch.m()`), rebind `batch`, nor leave the block
+            (`return`, `break`, `continue`, `yield`, `await`).
+    assert  `assert batch.capture_hidden_mode == M` (the old object's derived value, read too early
+            now) followed the same way by `forward_batch = ForwardBatch.init_new(batch, ...)`: it may
+            read `forward_batch.capture_hidden_mode` after that line, on the same conditions, and
+            nothing in between may assign an attribute of `batch` (which would change the mode).
+    forward `forward_batch.return_hidden_states_before_norm = V` right after
+            `forward_batch = ForwardBatch.init_new(batch, ...)`: it may become
+            `batch.return_hidden_states_before_norm = V` before that line when `V` calls nothing and
+            reads neither name (it is then evaluated before the forward batch exists).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import libcst as cst
+import libcst.matchers as m
+
+from mwbmigrate.analysis.old_api import NEW_PARAMETER, OLD_PARAMETER, ONE_SHOT_OVERRIDES
+
+CONSUMING_CALLS = frozenset({"init_new", "forward_batch_generation", "forward_batch_embedding"})
+DERIVED_MODE = "capture_hidden_mode"
+# The override upstream moved from the forward batch (written after init_new) onto the batch.
+FORWARD_BATCH_OVERRIDE = "return_hidden_states_before_norm"
+
+
+def callee_name(call: cst.Call) -> str | None:
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    if isinstance(func, cst.Name):
+        return func.value
+    return None
+
+
+def is_consuming_call(call: cst.Call) -> bool:
+    return callee_name(call) in CONSUMING_CALLS
+
+
+def consumed_batch(call: cst.Call) -> str | None:
+    """The name a consuming call takes its batch from: first positional argument or `batch=`."""
+    for argument in call.args:
+        keyword = argument.keyword.value if argument.keyword is not None else None
+        if argument.star or (keyword is not None and keyword not in (NEW_PARAMETER, OLD_PARAMETER)):
+            continue
+        return argument.value.value if isinstance(argument.value, cst.Name) else None
+    return None
+
+
+def _is_init_new(call: cst.Call) -> bool:
+    return m.matches(call.func, m.Attribute(value=m.Name("ForwardBatch") | m.Attribute(attr=m.Name("ForwardBatch")), attr=m.Name("init_new")))
+
+
+@dataclass(frozen=True)
+class OverrideWrite:
+    receiver: str
+    field: str
+    value: cst.BaseExpression
+
+
+def override_write(statement: cst.CSTNode, fields: Sequence[str] = ONE_SHOT_OVERRIDES) -> OverrideWrite | None:
+    """`name.F = E` alone on its line, F one of `fields`."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    assign = statement.body[0]
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        return None
+    target = assign.targets[0].target
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.attr.value in fields:
+        return OverrideWrite(target.value.value, target.attr.value, assign.value)
+    return None
+
+
+def init_new_binding(statement: cst.CSTNode) -> tuple[str, str] | None:
+    """(forward batch name, batch name) of `forward_batch = ForwardBatch.init_new(batch, ...)`."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    assign = statement.body[0]
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+        return None
+    if not isinstance(assign.value, cst.Call) or not _is_init_new(assign.value):
+        return None
+    batch = consumed_batch(assign.value)
+    return (assign.targets[0].target.value, batch) if batch is not None else None
+
+
+# -- what an expression reads, what statements do ------------------------------------------------
+class _Reads(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.effect: str | None = None  # why evaluating it later (or earlier) is not the same
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False  # `.attr` is no name read
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.effect = "it calls a function"
+
+    def visit_Await(self, node: cst.Await) -> None:
+        self.effect = "it awaits"
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        self.effect = "it yields"
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.effect = "it binds a name"
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+def expression_reads(expression: cst.BaseExpression) -> tuple[set[str], str | None]:
+    """(names the expression reads, why its evaluation cannot move: None when it calls nothing)."""
+    reads = _Reads()
+    expression.visit(reads)
+    return reads.names, reads.effect
+
+
+def _root(expression: cst.BaseExpression) -> str | None:
+    while isinstance(expression, (cst.Attribute, cst.Subscript)):
+        expression = expression.value
+    return expression.value if isinstance(expression, cst.Name) else None
+
+
+class _Effects(cst.CSTVisitor):
+    """What a run of statements does that an override moving past it could notice."""
+
+    def __init__(self) -> None:
+        self.bound: set[str] = set()
+        self.assigned_attribute_of: set[str] = set()
+        self.attributes: set[str] = set()  # attribute names read or written, and string constants (getattr)
+        self.handed_to_calls: set[str] = set()  # names passed to a call, or whose own method is called
+        self.consuming = 0
+        self.leaves: str | None = None
+        self._loops = 0
+
+    def _bind(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.bound.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value)
+        elif isinstance(target, (cst.Attribute, cst.Subscript)):
+            root = _root(target)
+            if root is not None:
+                self.assigned_attribute_of.add(root)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._bind(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._bind(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._bind(node.asname.name)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._bind(node.name.name)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        name = node.asname.name if node.asname is not None else node.name
+        while isinstance(name, cst.Attribute):
+            name = name.value
+        self._bind(name)
+
+    def visit_ImportStar(self, node: cst.ImportStar) -> None:
+        self.leaves = "a `*` import binds unknown names"
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.bound.update(item.name.value for item in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.bound.update(item.name.value for item in node.names)
+
+    def visit_Match(self, node: cst.Match) -> None:
+        self.leaves = "a `match` statement binds names"
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.bound.add(node.name.value)
+        return False  # its body runs later, if ever
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.bound.add(node.name.value)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target)
+        self._loops += 1
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._loops -= 1
+
+    def visit_While(self, node: cst.While) -> None:
+        self._loops += 1
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self._loops -= 1
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.attributes.add(node.attr.value)
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        value = node.evaluated_value
+        if isinstance(value, str):
+            self.attributes.add(value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if is_consuming_call(node):
+            self.consuming += 1
+        # The callee could read the override or consume it (a forward one call further down).
+        self.handed_to_calls.update(a.value.value for a in node.args if isinstance(a.value, cst.Name))
+        if isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
+            self.handed_to_calls.add(node.func.value.value)
+        if m.matches(node.func, m.Name("setattr") | m.Name("delattr")) and node.args:
+            root = _root(node.args[0].value)
+            if root is not None:
+                self.assigned_attribute_of.add(root)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.leaves = "a `return` in between skips the consuming call"
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        self.leaves = "a `yield` in between suspends before the consuming call"
+
+    def visit_Await(self, node: cst.Await) -> None:
+        self.leaves = "an `await` in between suspends before the consuming call"
+
+    def visit_Break(self, node: cst.Break) -> None:
+        if not self._loops:
+            self.leaves = "a `break` in between skips the consuming call"
+
+    def visit_Continue(self, node: cst.Continue) -> None:
+        if not self._loops:
+            self.leaves = "a `continue` in between skips the consuming call"
+
+
+def _effects(statements: Sequence[cst.CSTNode]) -> _Effects:
+    effects = _Effects()
+    for statement in statements:
+        statement.visit(effects)
+    return effects
+
+
+def _passing_refusal(between: Sequence[cst.CSTNode], field: str, batch_names: set[str], reads: set[str]) -> str | None:
+    """Why `field`'s write (reading `reads`) cannot be carried past `between`, or None."""
+    effects = _effects(between)
+    if effects.consuming:
+        return "another consuming call sits in between"
+    if field in effects.attributes:
+        return f"`{field}` is read or written in between"
+    # The batch's name is not given: semantic-review reads it before the renames.
+    if batch_names & effects.handed_to_calls:
+        return "the batch is handed to a call in between, which may read or consume the override"
+    if batch_names & effects.bound:
+        return "the batch is rebound in between"
+    rebound = sorted(reads & effects.bound)
+    if rebound:
+        return f"`{rebound[0]}` is rebound in between"
+    mutated = sorted(reads & effects.assigned_attribute_of)
+    if mutated:
+        return f"an attribute of `{mutated[0]}`, which the value reads, is assigned in between"
+    return effects.leaves
+
+
+def _contains_consuming_call(statement: cst.CSTNode) -> list[cst.Call]:
+    found: list[cst.Call] = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_Call(self, node: cst.Call) -> None:
+            if is_consuming_call(node):
+                found.append(node)
+
+    statement.visit(_Calls())
+    return found
+
+
+@dataclass(frozen=True)
+class Refused:
+    reason: str
+
+
+def _consumer(block: Sequence[cst.CSTNode], index: int, batch_names: set[str]) -> int | Refused:
+    """Index of the statement holding the consuming call that follows `block[index]`."""
+    for later in range(index + 1, len(block)):
+        calls = _contains_consuming_call(block[later])
+        if not calls:
+            continue
+        if not isinstance(block[later], cst.SimpleStatementLine):
+            return Refused("the consuming call sits in a nested block")
+        if len(calls) > 1:
+            return Refused("the next statement makes two consuming calls")
+        if consumed_batch(calls[0]) not in batch_names:
+            return Refused("the next consuming call takes another batch")
+        return later
+    return Refused("the consuming call is outside this block")
+
+
+def _between(block: Sequence[cst.CSTNode], start: int, stop: int, skipped: frozenset[int]) -> list[cst.CSTNode]:
+    return [block[i] for i in range(start + 1, stop) if id(block[i]) not in skipped]
+
+
+def plan_write_move(
+    block: Sequence[cst.CSTNode], index: int, field: str, value: cst.BaseExpression,
+    batch_names: set[str], skipped: frozenset[int] = frozenset(),
+) -> int | Refused:
+    """Where the override written at `block[index]` may move: the index of its consuming statement.
+
+    The caller has checked that exactly one consuming call follows the write in the function.
+    `skipped` holds statements that will not be there any more (bindings worker-batch-calls drops,
+    asserts that move past the consuming call).
+    """
+    reads, effect = expression_reads(value)
+    if effect is not None:
+        return Refused(f"the value cannot be evaluated later: {effect}")
+    if reads & batch_names:
+        return Refused("the value reads the batch itself")
+    consumer = _consumer(block, index, batch_names)
+    if isinstance(consumer, Refused):
+        return consumer
+    refusal = _passing_refusal(_between(block, index, consumer, skipped), field, batch_names, reads)
+    return Refused(refusal) if refusal is not None else consumer
+
+
+@dataclass(frozen=True)
+class AssertMove:
+    consumer: int  # index of `forward_batch = ForwardBatch.init_new(batch, ...)`
+    forward_batch: str
+
+
+def derived_mode_assert(statement: cst.CSTNode) -> cst.Name | None:
+    """The batch name node of `assert batch.capture_hidden_mode <op> M` (either side)."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    assertion = statement.body[0]
+    if not isinstance(assertion, cst.Assert) or not isinstance(assertion.test, cst.Comparison):
+        return None
+    comparison = assertion.test
+    if len(comparison.comparisons) != 1:
+        return None
+    mode = m.Attribute(value=m.Name(), attr=m.Name(DERIVED_MODE))
+    sides = [side for side in (comparison.left, comparison.comparisons[0].comparator) if m.matches(side, mode)]
+    return sides[0].value if len(sides) == 1 else None
+
+
+def plan_assert_move(block: Sequence[cst.CSTNode], index: int, batch_names: set[str], skipped: frozenset[int] = frozenset()) -> AssertMove | Refused | None:
+    """Whether the derived-mode assert at `block[index]` may read the forward batch instead (None: not one)."""
+    receiver = derived_mode_assert(block[index])
+    if receiver is None or receiver.value not in batch_names:
+        return None
+    assertion = block[index].body[0]
+    comparison = assertion.test
+    mode = m.Attribute(value=m.Name(), attr=m.Name(DERIVED_MODE))
+    others = [side for side in (comparison.left, comparison.comparisons[0].comparator) if not m.matches(side, mode)]
+    if assertion.msg is not None:
+        others.append(assertion.msg)
+    reads: set[str] = set()
+    for other in others:
+        names, effect = expression_reads(other)
+        if effect is not None:
+            return Refused(f"the assertion cannot be evaluated later: {effect}")
+        reads |= names
+    if reads & batch_names:
+        return Refused("the assertion reads the batch elsewhere too")
+    consumer = _consumer(block, index, batch_names)
+    if isinstance(consumer, Refused):
+        return consumer
+    binding = init_new_binding(block[consumer])
+    if binding is None:
+        return Refused("the consuming call is no `forward_batch = ForwardBatch.init_new(...)`")
+    forward_batch = binding[0]
+    if forward_batch in reads:
+        return Refused(f"the assertion reads `{forward_batch}`, which init_new rebinds")
+    between = _between(block, index, consumer, skipped)
+    refusal = _passing_refusal(between, DERIVED_MODE, batch_names, reads)
+    if refusal is None:
+        if batch_names & _effects(between).assigned_attribute_of:
+            refusal = "an attribute of the batch is assigned in between, which may change the mode"
+    return Refused(refusal) if refusal is not None else AssertMove(consumer, forward_batch)
+
+
+def plan_forward_batch_write_move(block: Sequence[cst.CSTNode], index: int) -> str | None:
+    """The batch name when `block[index]` is `forward_batch.return_hidden_states_before_norm = V`
+    right after `forward_batch = ForwardBatch.init_new(batch, ...)` and may become a batch override."""
+    write = override_write(block[index], (FORWARD_BATCH_OVERRIDE,))
+    if write is None or index == 0:
+        return None
+    binding = init_new_binding(block[index - 1])
+    if binding is None or binding[0] != write.receiver:
+        return None
+    reads, effect = expression_reads(write.value)
+    if effect is not None or reads & set(binding):
+        return None
+    return binding[1]
+
+
+@dataclass
+class BlockPlan:
+    """Every move one block allows, by statement index, and why the others are refused."""
+
+    writes: dict[int, int | Refused]  # override write -> index of its consuming statement
+    asserts: dict[int, AssertMove | Refused]
+    forwards: dict[int, str]  # forward-batch write -> the batch name it moves onto
+
+
+# (field, value, names of the batch) of an override write, or None
+WriteSite = Callable[[cst.CSTNode], "tuple[str, cst.BaseExpression, set[str]] | None"]
+
+
+def plan_block(
+    block: Sequence[cst.CSTNode],
+    write_site: WriteSite,
+    assert_names: Callable[[cst.CSTNode], "set[str] | None"],
+    single_consumer: Callable[[cst.CSTNode], bool],
+    deleted: frozenset[int] = frozenset(),
+) -> BlockPlan:
+    """Plan one block. `single_consumer(statement)`: exactly one consuming call follows it in the
+    function (otherwise the write is MWB103's, and stays). Asserts are planned first: one that
+    moves past the consuming call no longer sits between a write and that call."""
+    asserts: dict[int, AssertMove | Refused] = {}
+    for index, statement in enumerate(block):
+        names = assert_names(statement)
+        plan = plan_assert_move(block, index, names, deleted) if names else None
+        if plan is not None:
+            asserts[index] = plan
+    leaving = deleted | {id(block[i]) for i, plan in asserts.items() if isinstance(plan, AssertMove)}
+    forwards = {}
+    for index in range(len(block)):
+        batch = plan_forward_batch_write_move(block, index)
+        if batch is not None:
+            forwards[index] = batch
+    writes: dict[int, int | Refused] = {}
+    for index, statement in enumerate(block):
+        site = write_site(statement) if index not in forwards else None
+        if site is not None and single_consumer(statement):
+            field, value, names = site
+            writes[index] = plan_write_move(block, index, field, value, names, leaving)
+    return BlockPlan(writes, asserts, forwards)
+
+
+class _Blocks(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.blocks: list[cst.IndentedBlock] = []
+        self.calls: list[cst.Call] = []
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.blocks.append(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if is_consuming_call(node):
+            self.calls.append(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False  # a nested function is planned on its own
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+def function_blocks(function: cst.FunctionDef) -> tuple[list[cst.IndentedBlock], list[cst.Call]]:
+    """The function's own blocks (not nested functions' or classes') and its consuming calls."""
+    found = _Blocks()
+    function.body.visit(found)
+    return found.blocks, found.calls

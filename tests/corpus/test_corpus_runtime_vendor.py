@@ -1,0 +1,86 @@
+"""`--runtime vendor` on the real 0.5.12.post1 core: the runtime lands in `sglang/_mwbmigrate_runtime/`,
+nothing imports `mwbmigrate.runtime`, and the one-shot and isolation contracts still hold.
+
+To stay cheap, this starts from the session's migrated tree (import mode) and puts back the
+original of every file that imports the runtime: the vendor run then rewrites only those, and
+must produce the same text as the import run, with the vendored module in the import.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+import mwbmigrate.runtime
+from corpus_trees import python_files
+from mwbmigrate.cli import app
+from mwbmigrate.verify.runner import run_verify
+
+pytestmark = pytest.mark.corpus
+
+RUNTIME_IMPORT = b"from mwbmigrate.runtime import"
+VENDORED_IMPORT = b"from sglang._mwbmigrate_runtime import"
+ANY_RUNTIME_IMPORT = re.compile(rb"(?m)^\s*(?:from|import)\s+mwbmigrate\.runtime\b")
+
+
+@pytest.fixture(scope="module")
+def vendored(trees, tmp_path_factory):
+    assert trees["result"].exit_code == 0, trees["result"].output
+    needs_runtime = sorted(name for name, text in trees["new"].items() if RUNTIME_IMPORT in text)
+    root = tmp_path_factory.mktemp("vendored") / "tree"
+    work = root / "sglang"
+    shutil.copytree(trees["work"], work)
+    for name in needs_runtime:
+        (work / name).write_bytes(trees["old"][name])
+    result = CliRunner().invoke(
+        app, ["rewrite", str(work), "--runtime", "vendor", "--no-progress", "--jobs", "2", "--format", "json"]
+    )
+    return {"root": root, "work": work, "needs_runtime": needs_runtime, "result": result}
+
+
+def test_the_vendor_run_imports_the_private_copy_instead(vendored, trees):
+    assert vendored["result"].exit_code == 0, vendored["result"].output
+    document = json.loads(vendored["result"].stdout)
+    # The core files that reach for the runtime: the forward batch, the scheduler, the batch itself.
+    assert {"managers/scheduler.py", "managers/schedule_batch.py", "model_executor/forward_batch_info.py"} <= {
+        name.removeprefix("srt/") for name in vendored["needs_runtime"]
+    }
+    after = python_files(vendored["work"])
+    for name in vendored["needs_runtime"]:
+        assert after[name] == trees["new"][name].replace(RUNTIME_IMPORT, VENDORED_IMPORT), name
+    assert not [name for name, text in after.items() if ANY_RUNTIME_IMPORT.search(text)]
+    source = Path(mwbmigrate.runtime.__file__).parent
+    copied = {p.name: p.read_bytes() for p in source.iterdir() if p.suffix == ".py" or p.name == "py.typed"}
+    copy = vendored["work"] / "_mwbmigrate_runtime"
+    assert {p.name: p.read_bytes() for p in copy.iterdir()} == copied
+    assert [(v["path"], v["status"]) for v in document["runtime"]["vendored"]] == [
+        (f"_mwbmigrate_runtime/{name}", "created") for name in sorted(copied)
+    ]
+
+
+def test_the_vendored_core_holds_the_one_shot_and_isolation_contracts(vendored):
+    assert vendored["result"].exit_code == 0, vendored["result"].output
+    buffer = io.StringIO()
+    code = run_verify(
+        vendored["root"], fmt="json", keyword="oneshot or isolation or ring or import",
+        allow_review_markers=True, console=Console(file=buffer),
+    )
+    document = json.loads(buffer.getvalue())
+    implementation = {i["name"]: i for i in document["implementations"]}["tree"]
+    assert implementation["profile"]["oneshot"] == "contract", implementation
+    assert implementation["profile"]["isolation"] == "runtime", implementation
+    by_group: dict[str, set[str]] = {}
+    for test in document["suite"]["tests"]:
+        if test["impl"] == "tree":
+            by_group.setdefault(test["group"], set()).add(test["outcome"])
+    for group in ("import", "oneshot", "isolation"):
+        assert by_group.get(group) == {"passed"}, (group, by_group.get(group), document.get("problems"))
+    assert document["static"]["passed"], document["static"]
+    assert code == 0, document.get("problems")
