@@ -13,7 +13,9 @@ In SGLang's own `schedule_batch.py` and in any builder of decode batches:
 The helpers come from `mwbmigrate.runtime`, or from the copy `--runtime vendor` puts into the tree
 (`MigrationState.runtime_module`). Independent of the ModelWorkerBatch migration, selectable
 on its own (`--select req-pool-mirror`), idempotent, and valid on 0.5.12.post1 through 0.5.23 trees.
-A builder whose device tensor is not a plain comprehension over the requests is left alone.
+A builder whose device tensor is not a plain comprehension over the requests is left alone. A
+`ScheduleBatch` without the mirror (0.5.12.post1) gets only the filter-to-empty clearing: a mirror
+restored there would go stale, since nothing else in that class keeps one.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from mwbmigrate.codemods.base import MigrationCodemod
 ENSURE = "ensure_req_pool_indices_cpu"
 CLEAR = "clear_req_pool_metadata"
 BUILD = "build_req_pool_indices"
+MIRROR = "req_pool_indices_cpu"
 
 
 def _call_statement(function: str, argument: str) -> cst.SimpleStatementLine:
@@ -60,7 +63,9 @@ class RepairRequestPoolMirror(MigrationCodemod):
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._function_sets_mirror: list[bool] = []
+        self._functions: list[cst.FunctionDef] = []
+        self._sets_mirror: dict[int, bool] = {}  # id(function) -> whether it mentions the mirror
+        self._batch_has_mirror = True
 
     def _need(self, helper: str) -> None:
         # mwbmigrate.runtime, or the tree's vendored copy under `--runtime vendor`.
@@ -69,12 +74,26 @@ class RepairRequestPoolMirror(MigrationCodemod):
     def _in_schedule_batch(self) -> bool:
         return self.enclosing_class() == "ScheduleBatch"
 
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if node.name.value == "ScheduleBatch":
+            # 0.5.12's batch has no mirror: a restored one would go stale, since its filter_batch
+            # and merge_batch never update it. Clearing a batch filtered to empty still applies.
+            self._batch_has_mirror = MIRROR in cst.Module([node]).code
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._function_sets_mirror.append("req_pool_indices_cpu" in cst.Module([node]).code)
+        self._functions.append(node)
+
+    def _function_sets_mirror(self) -> bool:
+        function = self._functions[-1]
+        if id(function) not in self._sets_mirror:
+            self._sets_mirror[id(function)] = MIRROR in cst.Module([function]).code
+        return self._sets_mirror[id(function)]
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef):
-        self._function_sets_mirror.pop()
+        self._functions.pop()
         if not self._in_schedule_batch() or not isinstance(updated_node.body, cst.IndentedBlock):
+            return updated_node
+        if not self._batch_has_mirror:
             return updated_node
         name = updated_node.name.value
         params = [p.name.value for p in updated_node.params.params]
@@ -111,7 +130,7 @@ class RepairRequestPoolMirror(MigrationCodemod):
         return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
-        if not self._function_sets_mirror or self._function_sets_mirror[-1] or self._in_schedule_batch():
+        if not self._functions or self._in_schedule_batch():
             return updated_node
         pattern = m.Assign(
             targets=[m.AssignTarget(m.Attribute(value=m.Name(), attr=m.Name("req_pool_indices")))],
@@ -127,7 +146,7 @@ class RepairRequestPoolMirror(MigrationCodemod):
                 and not source.for_in.ifs and source.elt.value.deep_equals(source.for_in.target)):
             return updated_node
         device = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
-        if device is None:
+        if device is None or self._function_sets_mirror():
             return updated_node
         owner = assign.targets[0].target.value
         self._need(BUILD)
