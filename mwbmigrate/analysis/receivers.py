@@ -29,6 +29,7 @@ class FunctionFacts:
     aliases: dict[str, str] = field(default_factory=dict)  # local name -> receiver name, when safe
     bindings: dict[str, list[Binding]] = field(default_factory=dict)
     refusals: list[tuple[cst.CSTNode, str]] = field(default_factory=list)  # (node, reason)
+    calls_old_method: bool = False  # `x.get_model_worker_batch(...)` anywhere in the body, bound or not
 
     def old_object_accesses(self) -> set[cst.Name]:
         """Every `Name` node that reads a name holding the old object in this function."""
@@ -78,6 +79,10 @@ class _Collector(cst.CSTVisitor):
         self.assigns: list[tuple[cst.SimpleStatementLine, str, cst.BaseExpression]] = []
         self.attribute_writes: list[tuple[cst.Attribute, str, str]] = []  # (node, base name, attr)
         self.attribute_reads: list[tuple[cst.Attribute, str, str]] = []
+        self.calls_old_method = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls_old_method = self.calls_old_method or old_method_call(node) is not None
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
@@ -123,11 +128,10 @@ def analyse_function(codemod, function: cst.FunctionDef, param_is_old, skip_rece
 
     collector = _Collector()
     function.body.visit(collector)
-
-    positions = codemod.state.positions.within(function)
+    facts.calls_old_method = collector.calls_old_method
 
     def position(node: cst.CSTNode) -> CodeRange:
-        return positions[node]
+        return codemod.state.positions.within(function)[node]
 
     # Locals bound from get_model_worker_batch, then the names bound only to them or their receiver.
     receivers: dict[str, str] = {}

@@ -185,6 +185,10 @@ class ReportSemanticRisks(MigrationCodemod):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         facts = function_facts(self, node)
         accesses = facts.old_object_accesses()
+        either = self._params_typed_either(node)
+        self._write_plans, self._assert_plans = {}, {}
+        if not (accesses or facts.bindings or facts.aliases or either or facts.calls_old_method):
+            return  # nothing here holds the old object: no site to judge
         scan = _FunctionScan(node)
         node.visit(scan)
         consuming = sorted(self._line(call) for call, _ in scan.calls if _callee(call) in CONSUMING_CALLS)
@@ -210,7 +214,6 @@ class ReportSemanticRisks(MigrationCodemod):
                     self.review(statement, "MWB106", f"write to `{field}` now mutates the scheduler's ScheduleBatch (it hit a throw-away copy before)")
             elif field == OVERRIDE_ARGUMENT and facts.aliases:
                 self.review(statement, "MWB107", "`ScheduleBatch.seq_lens_cpu_cache` written as a persistent cache; in 0.5.13 it is a one-shot override")
-        either = self._params_typed_either(node)
         for attribute, statement in scan.reads:
             field = attribute.attr.value
             if attribute.value.value in either and field in OLD_ONLY_FIELDS:
