@@ -34,6 +34,7 @@ class MigrationState:
     changed_by: list[str] = field(default_factory=list)
     runtime_module: str = RUNTIME_MODULE  # what core-runtime and req-pool-mirror import their helpers from
     target_version: str = DEFAULT_TARGET_VERSION  # the SGLang API shape to produce (analysis.target_versions)
+    request_mirror: bool | None = None  # see TransformOptions.request_mirror
     _metadata: MetadataWrapper | None = field(default=None, repr=False)
     positions: LocalPositions = field(default_factory=LocalPositions, repr=False)
 

@@ -14,8 +14,9 @@ The helpers come from `mwbmigrate.runtime`, or from the copy `--runtime vendor` 
 (`MigrationState.runtime_module`). Independent of the ModelWorkerBatch migration, selectable
 on its own (`--select req-pool-mirror`), idempotent, and valid on 0.5.12.post1 through 0.5.23 trees.
 A builder whose device tensor is not a plain comprehension over the requests is left alone. A
-`ScheduleBatch` without the mirror (0.5.12.post1) gets only the filter-to-empty clearing: a mirror
-restored there would go stale, since nothing else in that class keeps one.
+`ScheduleBatch` without the mirror (0.5.12.post1) gets only the filter-to-empty clearing, and the
+builders of a tree whose `schedule_batch.py` has none are left alone: a mirror restored or built
+there would go stale, since nothing else in that class keeps one.
 """
 
 from __future__ import annotations
@@ -146,7 +147,7 @@ class RepairRequestPoolMirror(MigrationCodemod):
                 and not source.for_in.ifs and source.elt.value.deep_equals(source.for_in.target)):
             return updated_node
         device = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
-        if device is None or self._function_sets_mirror():
+        if device is None or self._function_sets_mirror() or self.state.request_mirror is False:
             return updated_node
         owner = assign.targets[0].target.value
         self._need(BUILD)

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable
 
-from mwbmigrate.analysis.old_api import UPSTREAM_RENAMED_PARAMETERS
+from mwbmigrate.analysis.old_api import UPSTREAM_RENAMED_PARAMETERS, ModuleLocation
 from mwbmigrate.codemods import CODEMODS, SECOND_PASS_CODEMODS
 from mwbmigrate.engine.discovery import Discovery, DiscoveredFile, discover
 from mwbmigrate.engine.transform import TransformOptions, transform_file
@@ -49,6 +49,19 @@ def _pass_two(item: tuple[FileResult, TransformOptions]) -> FileResult:
         applied=tuple(dict.fromkeys(first.applied + second.applied)),
         renamed_signatures=first.renamed_signatures,
     )
+
+
+def _tree_has_request_mirror(files: Iterable[DiscoveredFile], options: TransformOptions) -> bool | None:
+    """Whether the tree's own ScheduleBatch keeps `req_pool_indices_cpu` (0.5.13 on), None when the
+    tree holds no SGLang `schedule_batch.py` (a plugin: its builders serve a newer SGLang)."""
+    found = None
+    for discovered in files:
+        if ModuleLocation(Path(discovered.path).as_posix(), options.extra_modules).is_schedule_batch_module:
+            try:
+                found = bool(found) or b"req_pool_indices_cpu" in Path(discovered.path).read_bytes()
+            except OSError:
+                continue
+    return found
 
 
 def merge_signatures(results: Iterable[FileResult]) -> dict[str, dict[str, str | None]]:
@@ -108,6 +121,7 @@ def run_rewrite(
     discovery.files = [f for f in discovery.files if not is_vendored(f.path)]
     discovery.problems = [problem for problem in discovery.problems if not is_vendored(problem[0])]
     jobs = jobs or default_jobs()
+    options = replace(options, request_mirror=_tree_has_request_mirror(discovery.files, options))
 
     def file_options(base: TransformOptions, path: Path, display_path: str) -> TransformOptions:
         return options_for_file(base, path, display_path) if vendor_runtime else base

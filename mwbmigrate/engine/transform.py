@@ -41,6 +41,7 @@ class TransformOptions:
     collapse_compat: bool = False  # rewrite version-gated compatibility code to the new API too
     target_version: str = DEFAULT_TARGET_VERSION  # 0.5.13: one-shot fields on the batch; 0.5.16: keyword arguments
     runtime_module: str = RUNTIME_MODULE  # the runtime helpers' module: mwbmigrate.runtime, or a vendored copy
+    request_mirror: bool | None = None  # the tree's ScheduleBatch keeps req_pool_indices_cpu; None: no such module here
 
     def runs(self, codemod: type[MigrationCodemod]) -> bool:
         return codemod.CODE not in self.disabled and codemod.NAME not in self.disabled
@@ -103,6 +104,7 @@ def transform_source(
         project_signatures=options.project_signatures,
         target_version=options.target_version,
         runtime_module=options.runtime_module,
+        request_mirror=options.request_mirror,
     )
     context = CodemodContext(filename=display_path, scratch={STATE_KEY: state})
     current = text

@@ -371,3 +371,30 @@ def test_parallel_jobs_give_the_same_output_in_path_order(kit):
     headers = [line for line in parallel.stdout.split(b"\n") if line.startswith(b"diff --git ")]
     assert len(headers) == 9
     assert headers == sorted(headers)
+
+
+BUILDER = b"""import torch
+
+
+def build_decode_batch(batch, reqs, device):
+    batch.req_pool_indices = torch.tensor([r.req_pool_idx for r in reqs], dtype=torch.int64, device=device)
+    return batch
+"""
+
+
+@pytest.mark.parametrize("mirror", [False, True], ids=["batch_without_mirror", "batch_with_mirror"])
+def test_request_pool_builders_follow_the_trees_own_schedule_batch(kit, mirror):
+    """0.5.12's ScheduleBatch has no req_pool_indices_cpu: a mirror built there would go stale."""
+    fields = b"    req_pool_indices: object = None\n" + (b"    req_pool_indices_cpu: object = None\n" if mirror else b"")
+    schedule_batch = b"import dataclasses\n\n\n@dataclasses.dataclass\nclass ScheduleBatch:\n" + fields
+    repo = kit.repo(examples=False, files={
+        "sglang/srt/managers/schedule_batch.py": schedule_batch,
+        "sglang/srt/managers/scheduler.py": BUILDER,
+    })
+    result = kit.invoke("rewrite", repo, "--no-progress")
+    assert result.exit_code == 0, result.output
+    builder = (repo / "sglang/srt/managers/scheduler.py").read_bytes()
+    if mirror:
+        assert b"batch.req_pool_indices, batch.req_pool_indices_cpu = build_req_pool_indices(reqs, device)" in builder
+    else:
+        assert builder == BUILDER
