@@ -55,6 +55,20 @@ class MigrationState:
 STATE_KEY = "mwbmigrate"
 
 
+class NodeSet:
+    """Nodes by identity. A set of `id()`s alone would match a new node that reuses the id of one
+    already discarded; keeping the node keeps its id taken."""
+
+    def __init__(self) -> None:
+        self._nodes: dict[int, cst.CSTNode] = {}
+
+    def add(self, node: cst.CSTNode) -> None:
+        self._nodes[id(node)] = node
+
+    def __contains__(self, node: object) -> bool:
+        return self._nodes.get(id(node)) is node
+
+
 def state_of(context: CodemodContext) -> MigrationState:
     return context.scratch[STATE_KEY]
 
@@ -119,7 +133,7 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
         Codemod.__init__(self, context)
         cst.CSTTransformer.__init__(self)
         self.state = state_of(context)
-        self._pending_markers: dict[int, list[str]] = {}
+        self._pending_markers: dict[int, tuple[cst.CSTNode, list[str]]] = {}  # id -> (statement, markers)
         # Ancestors of the node being visited; cheaper than ParentNodeProvider on large modules.
         self._ancestors: list[cst.CSTNode] = []
 
@@ -172,12 +186,13 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
             return
         self.state.suggestions[(code, reason)] = suggestion
         statement = self.enclosing_statement(node)
-        self._pending_markers.setdefault(id(statement), []).append(marker_text(code, reason))
+        self._pending_markers.setdefault(id(statement), (statement, []))[1].append(marker_text(code, reason))
 
     def on_leave(self, original_node, updated_node):  # type: ignore[override]
         updated = super().on_leave(original_node, updated_node)
         self._ancestors.pop()
-        markers = self._pending_markers.pop(id(original_node), None)
+        pending = self._pending_markers.pop(id(original_node), None)
+        markers = pending[1] if pending is not None and pending[0] is original_node else None
         if markers and isinstance(updated, cst.CSTNode):
             for text in markers:
                 updated = add_marker(updated, text)

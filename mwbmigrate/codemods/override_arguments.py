@@ -38,7 +38,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 from mwbmigrate.analysis.old_api import ONE_SHOT_OVERRIDES, OVERRIDE_ARGUMENT
 from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.analysis.target_versions import OVERRIDE_KEYWORDS, REQUIRED_INIT_NEW_KEYWORD, overrides_are_arguments
-from mwbmigrate.codemods.base import MigrationCodemod, add_marker
+from mwbmigrate.codemods.base import MigrationCodemod, NodeSet, add_marker
 
 CAPTURE = "capture_hidden_mode"
 PASS_THROUGH_FUNCTION = "forward_batch_generation"
@@ -288,8 +288,8 @@ class PassOverridesAsArguments(MigrationCodemod):
         self._frames: list[FunctionFrame] = []
         self._indents: list[str] = []
         self._default_indent = "    "
-        self._grown: set[int] = set()  # calls given a keyword: laid out again when too long
-        self._laid_out: set[int] = set()  # one-line calls this codemod spread over several lines
+        self._grown = NodeSet()  # calls given a keyword: laid out again when too long
+        self._laid_out = NodeSet()  # one-line calls this codemod spread over several lines
         self._forward_batch_module: str | None = None
         self._module_names: set[str] = set()
 
@@ -373,7 +373,7 @@ class PassOverridesAsArguments(MigrationCodemod):
         if callee == "init_new" and REQUIRED_INIT_NEW_KEYWORD not in _keywords(call):
             call = with_keyword(call, REQUIRED_INIT_NEW_KEYWORD, cst.Name("False"))
         if call is not updated_node:
-            self._grown.add(id(call))
+            self._grown.add(call)
         return call
 
     # -- blocks: fold the writes right before a consuming call into it --------------------------
@@ -437,13 +437,13 @@ class PassOverridesAsArguments(MigrationCodemod):
 
     def _fold(self, statement: cst.SimpleStatementLine, writes: list[cst.SimpleStatementLine], indent: str) -> cst.SimpleStatementLine:
         call = _statement_call(statement)
-        if id(call) in self._laid_out:  # laid out for its first new keyword: again for all of them
+        if call in self._laid_out:  # laid out for its first new keyword: again for all of them
             call = one_line(call)
         values = {override_write(w).field: override_write(w).value for w in writes}
         for name in OVERRIDE_KEYWORDS[consuming_call(call)]:
             if name in values:
                 call = with_keyword(call, name, values[name])
-        self._grown.add(id(call))
+        self._grown.add(call)
         folded = _with_call(statement, call)
         # Comments above or beside a folded write stay with the code that now carries its value;
         # blank lines inside the group go with it (the first write's open it, at the block's start too).
@@ -462,14 +462,14 @@ class PassOverridesAsArguments(MigrationCodemod):
     def _fitted(self, statement: cst.SimpleStatementLine, indent: str) -> cst.SimpleStatementLine:
         """Lay a grown one-line call out as black would when its line got longer than black allows."""
         call = _statement_call(statement)
-        if call is None or id(call) not in self._grown or "\n" in _code(call):
+        if call is None or call not in self._grown or "\n" in _code(call):
             return statement
         line = _code(statement.with_changes(leading_lines=(), trailing_whitespace=cst.TrailingWhitespace()))
         if len(indent) + len(line.rstrip("\n")) <= MAX_LINE:
             return statement
         exploded = arguments_on_their_own_line(call, indent, self._default_indent)
-        self._grown.add(id(exploded))
-        self._laid_out.add(id(exploded))
+        self._grown.add(exploded)
+        self._laid_out.add(exploded)
         return _with_call(statement, exploded)
 
 

@@ -30,6 +30,7 @@ from mwbmigrate.analysis.override_sites import (
     CONSUMING_CALLS,
     AssertMove,
     Refused,
+    callee_name,
     derived_mode_assert,
     function_blocks,
     override_write,
@@ -63,15 +64,6 @@ OLD_ONLY_FIELDS = {
     "dllm_block_offsets": "[req.dllm_block_offset for req in batch.reqs]",
 }
 UNGATED_FIELDS = frozenset({"extend_seq_lens", "extend_prefix_lens", "extend_logprob_start_lens"})
-
-
-def _callee(call: cst.Call) -> str | None:
-    func = call.func
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    if isinstance(func, cst.Name):
-        return func.value
-    return None
 
 
 class _FunctionScan(cst.CSTVisitor):
@@ -191,7 +183,7 @@ class ReportSemanticRisks(MigrationCodemod):
             return  # nothing here holds the old object: no site to judge
         scan = _FunctionScan(node)
         node.visit(scan)
-        consuming = sorted(self._line(call) for call, _ in scan.calls if _callee(call) in CONSUMING_CALLS)
+        consuming = sorted(self._line(call) for call, _ in scan.calls if callee_name(call) in CONSUMING_CALLS)
         self._plan_moves(node, facts, accesses, consuming)
         overridden = {
             name for name, bindings in facts.bindings.items()
@@ -203,8 +195,8 @@ class ReportSemanticRisks(MigrationCodemod):
                 value = override_argument(call)
                 if isinstance(value, cst.Attribute) and value.attr.value == OVERRIDE_ARGUMENT:
                     self.review(statement, "MWB107", "`seq_lens_cpu_cache` reused across forwards; in 0.5.13 it is a one-shot override consumed by init_new")
-            if _callee(call) in FORWARD_BATCH_CALLEES and _forward_batch_argument(call) in accesses:
-                self.review(statement, "MWB112", f"the former old object is passed to `{_callee(call)}`, which expects a ForwardBatch")
+            if callee_name(call) in FORWARD_BATCH_CALLEES and _forward_batch_argument(call) in accesses:
+                self.review(statement, "MWB112", f"the former old object is passed to `{callee_name(call)}`, which expects a ForwardBatch")
         for target, statement in scan.writes:
             field = target.attr.value
             if target.value in accesses:

@@ -20,7 +20,7 @@ from libcst.metadata import ScopeProvider
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
 from mwbmigrate.analysis.receivers import old_method_call, override_argument
 from mwbmigrate.codemods._shared import PASS_LINE, function_facts, receivers_with_own_method
-from mwbmigrate.codemods.base import MigrationCodemod, tidy_block_start
+from mwbmigrate.codemods.base import MigrationCodemod, NodeSet, tidy_block_start
 
 
 def _accessor_only(test: cst.BaseExpression) -> bool:
@@ -58,7 +58,7 @@ class DropWorkerBatchCalls(MigrationCodemod):
         super().__init__(context)
         self._renames: dict[cst.Name, str] = {}
         self._bindings: dict[cst.SimpleStatementLine, str] = {}  # binding statement -> receiver
-        self._emptied: set[int] = set()
+        self._emptied = NodeSet()  # blocks this pass filled with `pass`
         self._function_depth = 0
         self._own_method_receivers: list[set[str]] = []
         # Reads of a name whose get_model_worker_batch() was kept: each line is marked.
@@ -129,17 +129,17 @@ class DropWorkerBatchCalls(MigrationCodemod):
                 return updated_node.with_changes(body=tidy_block_start(original_node.body, updated_node.body))
             return updated_node
         filled = updated_node.with_changes(body=[PASS_LINE])
-        self._emptied.add(id(filled))
+        self._emptied.add(filled)
         return filled
 
     def leave_If(self, original_node: cst.If, updated_node: cst.If):
-        body_emptied = id(updated_node.body) in self._emptied
+        body_emptied = updated_node.body in self._emptied
         orelse = updated_node.orelse
         if not body_emptied or not _accessor_only(updated_node.test):
             return updated_node
         parent = self.parent(original_node)
         if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
             return updated_node
-        if orelse is None or (isinstance(orelse, cst.Else) and id(orelse.body) in self._emptied):
+        if orelse is None or (isinstance(orelse, cst.Else) and orelse.body in self._emptied):
             return cst.RemoveFromParent()
         return updated_node

@@ -8,20 +8,17 @@ must produce the same text as the import run, with the vendored module in the im
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import shutil
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 from typer.testing import CliRunner
 
 import mwbmigrate.runtime
-from corpus_trees import python_files
+from corpus_trees import assert_core_holds_contracts, python_files
 from mwbmigrate.cli import app
-from mwbmigrate.verify.runner import run_verify
 
 pytestmark = pytest.mark.corpus
 
@@ -67,20 +64,4 @@ def test_the_vendor_run_imports_the_private_copy_instead(vendored, trees):
 
 def test_the_vendored_core_holds_the_one_shot_and_isolation_contracts(vendored):
     assert vendored["result"].exit_code == 0, vendored["result"].output
-    buffer = io.StringIO()
-    code = run_verify(
-        vendored["root"], fmt="json", keyword="oneshot or isolation or ring or import",
-        allow_review_markers=True, console=Console(file=buffer),
-    )
-    document = json.loads(buffer.getvalue())
-    implementation = {i["name"]: i for i in document["implementations"]}["tree"]
-    assert implementation["profile"]["oneshot"] == "contract", implementation
-    assert implementation["profile"]["isolation"] == "runtime", implementation
-    by_group: dict[str, set[str]] = {}
-    for test in document["suite"]["tests"]:
-        if test["impl"] == "tree":
-            by_group.setdefault(test["group"], set()).add(test["outcome"])
-    for group in ("import", "oneshot", "isolation"):
-        assert by_group.get(group) == {"passed"}, (group, by_group.get(group), document.get("problems"))
-    assert document["static"]["passed"], document["static"]
-    assert code == 0, document.get("problems")
+    assert_core_holds_contracts(vendored["root"])
