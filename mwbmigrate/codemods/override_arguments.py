@@ -36,6 +36,7 @@ import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor
 
 from mwbmigrate.analysis.old_api import ONE_SHOT_OVERRIDES, OVERRIDE_ARGUMENT
+from mwbmigrate.analysis.override_sites import OverrideWrite, override_write
 from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.analysis.target_versions import OVERRIDE_KEYWORDS, REQUIRED_INIT_NEW_KEYWORD, overrides_are_arguments
 from mwbmigrate.codemods.base import MigrationCodemod, NodeSet, add_marker
@@ -47,13 +48,6 @@ _SCHEDULE_BATCH = re.compile(r"\bScheduleBatch\b")
 _FORWARD_BATCH = re.compile(r"\bForwardBatch\b")
 _EMPTY = cst.SimpleWhitespace("")
 _SPACE = cst.SimpleWhitespace(" ")
-
-
-@dataclass(frozen=True)
-class OverrideWrite:
-    receiver: str
-    field: str
-    value: cst.BaseExpression
 
 
 @dataclass
@@ -107,19 +101,6 @@ def batch_argument(call: cst.Call) -> str | None:
 
 def _keywords(call: cst.Call) -> set[str]:
     return {arg.keyword.value for arg in call.args if arg.keyword is not None}
-
-
-def override_write(statement: cst.CSTNode) -> OverrideWrite | None:
-    """`<name>.<one-shot field> = value` alone on its line."""
-    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-        return None
-    small = statement.body[0]
-    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
-        return None
-    target = small.targets[0].target
-    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.attr.value in ONE_SHOT_OVERRIDES:
-        return OverrideWrite(target.value.value, target.attr.value, small.value)
-    return None
 
 
 def _free_of_effects(call: cst.Call) -> bool:
