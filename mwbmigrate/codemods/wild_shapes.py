@@ -374,11 +374,8 @@ class ReportWildShapes(MigrationCodemod):
         self._accesses: set[cst.Name] = set()  # Names that read the old object
 
     # -- module facts ---------------------------------------------------------------------------
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        if imports_foreign_old_class(tree, self.state.location):
-            return tree  # another project's ModelWorkerBatch: never touched
-        return tree.visit(self)
-
+    # A module importing another project's ModelWorkerBatch never reaches any codemod: the engine
+    # checks `imports_foreign_old_class` once, before the first.
     def visit_Module(self, node: cst.Module) -> None:
         facts = module_facts(node)
         self._guarded_imports = facts.guarded_imports
