@@ -1,0 +1,15 @@
+# expect: reported MWB104
+"""The snapshot kept its capture mode after the forward; the one-shot field is reset."""
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch, ForwardMode
+from sglang.standin import make_batch, record
+
+
+def main():
+    batch = make_batch()
+    worker = TpModelWorker()
+    model_worker_batch = batch.get_model_worker_batch()
+    model_worker_batch.capture_hidden_mode = CaptureHiddenMode.FULL
+    worker.forward_batch_generation(model_worker_batch)
+    record("mode", model_worker_batch.capture_hidden_mode)

@@ -1,0 +1,13 @@
+# expect: same
+"""SGLang's forward_batch_generation called with the old keyword."""
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch, ForwardMode
+from sglang.standin import make_batch, record
+
+
+def main():
+    batch = make_batch()
+    worker = TpModelWorker()
+    model_worker_batch = batch.get_model_worker_batch()
+    return worker.forward_batch_generation(model_worker_batch=model_worker_batch, skip_sample=True)

@@ -1,0 +1,16 @@
+# expect: same
+"""The batch changes only after the snapshot's last use."""
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch, ForwardMode
+from sglang.standin import make_batch, record
+
+
+def main():
+    batch = make_batch()
+    worker = TpModelWorker()
+    model_worker_batch = batch.get_model_worker_batch()
+    result = worker.forward_batch_generation(model_worker_batch)
+    batch.prepare_for_decode()
+    record("after", batch.seq_lens)
+    return result

@@ -1,0 +1,351 @@
+"""Executable stand-ins of SGLang's batch layer, before and after upstream removed `ModelWorkerBatch`.
+
+`install(version)` puts a fresh `sglang` package tree into `sys.modules`:
+
+- `OLD` (SGLang <= 0.5.12): `ScheduleBatch.get_model_worker_batch(seq_lens_cpu_cache=None)` returns a
+  `ModelWorkerBatch` snapshot with the old field names and the values it derived (decode-gated
+  `extend_seq_lens`/`extend_prefix_lens`, `lora_ids` and `dllm_block_offsets` from the requests, the
+  effective `seq_lens_cpu`, the capture mode); workers take `model_worker_batch`.
+- `NEW` (SGLang 0.5.13): no `ModelWorkerBatch`; workers take `batch`; `ForwardBatch.init_new` consumes
+  and resets the three one-shot overrides on the batch before anything else.
+
+Both record what a forward observes (`ForwardBatch.init_new`) and what a case passes to
+`record(label, value)` in one log, in a form that compares across versions: a batch-like object is
+seen through the fields both versions share, under the new names.
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+import sys
+import types
+from dataclasses import dataclass, field
+from typing import Any
+
+OLD = "0.5.12"
+NEW = "0.5.13"
+
+LOG: list[tuple[str, Any]] = []
+
+
+class ForwardMode(enum.Enum):
+    EXTEND = 1
+    DECODE = 2
+    IDLE = 3
+
+    def is_decode(self) -> bool:
+        return self is ForwardMode.DECODE
+
+    def is_extend(self) -> bool:
+        return self is ForwardMode.EXTEND
+
+    def is_decode_or_idle(self) -> bool:
+        return self in (ForwardMode.DECODE, ForwardMode.IDLE)
+
+
+class CaptureHiddenMode(enum.Enum):
+    NULL = 0
+    LAST = 1
+    FULL = 2
+
+
+@dataclass
+class Req:
+    rid: int
+    lora_id: str | None = None
+    dllm_block_offset: int = 0
+
+
+def _default_reqs() -> list[Req]:
+    return [Req(0, "a", 0), Req(1, None, 8)]
+
+
+# Fields copied verbatim by `get_model_worker_batch` and read by every forward.
+SHARED_FIELDS = (
+    "forward_mode", "input_ids", "seq_lens", "req_pool_indices", "out_cache_loc", "return_logprob",
+    "sampling_info", "return_hidden_states", "spec_info",
+)
+
+
+def canonical(value: Any) -> Any:
+    """A value as a reader of either version would compare it: batches through their shared fields."""
+    if isinstance(value, _BatchBase):
+        return ("batch", value._view())
+    if isinstance(value, ForwardBatch):
+        return ("forward_batch", dict(value.observed))
+    if isinstance(value, Req):
+        return ("req", value.rid)
+    if isinstance(value, enum.Enum):
+        return (type(value).__name__, value.name)
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [canonical(item) for item in value])
+    if isinstance(value, dict):
+        return ("dict", sorted((repr(canonical(k)), canonical(v)) for k, v in value.items()))
+    if isinstance(value, (set, frozenset)):
+        return ("set", sorted(repr(canonical(item)) for item in value))
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if callable(value):
+        return ("callable",)
+    return ("object", type(value).__name__)
+
+
+def record(label: str, value: Any = None) -> None:
+    LOG.append((label, canonical(value)))
+
+
+class _BatchBase:
+    def _view(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class ScheduleBatch(_BatchBase):
+    """The scheduler's long-lived batch; one class serves both versions (`_version` decides the API)."""
+
+    _version = NEW
+
+    def __init__(self, **fields: Any) -> None:
+        self.reqs: list[Req] = fields.pop("reqs", None) or _default_reqs()
+        self.seq_lens = fields.pop("seq_lens", [3, 4])
+        self.input_ids = fields.pop("input_ids", [11, 12, 13, 21, 22, 23, 24])
+        self.forward_mode = fields.pop("forward_mode", ForwardMode.EXTEND)
+        self.extend_lens = fields.pop("extend_lens", [3, 4])
+        self.prefix_lens = fields.pop("prefix_lens", [0, 0])
+        self.req_pool_indices = fields.pop("req_pool_indices", [0, 1])
+        self.out_cache_loc = fields.pop("out_cache_loc", [100, 101])
+        self.seq_lens_cpu = fields.pop("seq_lens_cpu", [3, 4])
+        self.return_logprob = fields.pop("return_logprob", False)
+        self.sampling_info = fields.pop("sampling_info", {"temperature": 1.0})
+        self.return_hidden_states = fields.pop("return_hidden_states", False)
+        self.spec_info = fields.pop("spec_info", None)
+        if self._version == NEW:
+            # One-shot per-forward overrides; init_new consumes and resets.
+            self.seq_lens_cpu_cache = None
+            self.capture_hidden_mode = None
+            self.return_hidden_states_before_norm = False
+        for name, value in fields.items():
+            setattr(self, name, value)
+
+    def _view(self) -> dict[str, Any]:
+        view = {name: canonical(getattr(self, name, None)) for name in SHARED_FIELDS}
+        view["extend_lens"] = canonical(self.extend_lens)
+        view["prefix_lens"] = canonical(self.prefix_lens)
+        view["seq_lens_cpu"] = canonical(self.seq_lens_cpu)
+        return view
+
+    def prepare_for_decode(self) -> None:
+        self.forward_mode = ForwardMode.DECODE
+        self.input_ids = [ids + 1 for ids in self.seq_lens]
+        self.seq_lens = [length + 1 for length in self.seq_lens]
+        self.seq_lens_cpu = list(self.seq_lens)
+
+    def filter_batch(self, keep_indices: list[int] | None = None) -> None:
+        keep = list(range(len(self.reqs))) if keep_indices is None else keep_indices
+        self.reqs = [self.reqs[i] for i in keep]
+        self.seq_lens = [self.seq_lens[i] for i in keep]
+        self.seq_lens_cpu = [self.seq_lens_cpu[i] for i in keep]
+        self.req_pool_indices = [self.req_pool_indices[i] for i in keep]
+        self.extend_lens = [self.extend_lens[i] for i in keep]
+        self.prefix_lens = [self.prefix_lens[i] for i in keep]
+
+    def copy(self) -> "ScheduleBatch":
+        clone = type(self).__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        return clone
+
+    def batch_size(self) -> int:
+        return len(self.reqs)
+
+    def _derived_capture_mode(self) -> CaptureHiddenMode:
+        if self.return_hidden_states:
+            return CaptureHiddenMode.FULL
+        if self.spec_info is not None:
+            return getattr(self.spec_info, "capture_hidden_mode", CaptureHiddenMode.NULL)
+        return CaptureHiddenMode.NULL
+
+
+class OldScheduleBatch(ScheduleBatch):
+    _version = OLD
+
+    def get_model_worker_batch(self, seq_lens_cpu_cache: Any = None) -> "ModelWorkerBatch":
+        decode = self.forward_mode.is_decode_or_idle()
+        return ModelWorkerBatch(
+            forward_mode=self.forward_mode,
+            input_ids=self.input_ids,
+            seq_lens=self.seq_lens,
+            req_pool_indices=self.req_pool_indices,
+            out_cache_loc=self.out_cache_loc,
+            seq_lens_cpu=seq_lens_cpu_cache if seq_lens_cpu_cache is not None else self.seq_lens_cpu,
+            return_logprob=self.return_logprob,
+            sampling_info=self.sampling_info,
+            return_hidden_states=self.return_hidden_states,
+            spec_info=self.spec_info,
+            extend_seq_lens=None if decode else self.extend_lens,
+            extend_prefix_lens=None if decode else self.prefix_lens,
+            lora_ids=[req.lora_id for req in self.reqs],
+            dllm_block_offsets=[req.dllm_block_offset for req in self.reqs],
+            capture_hidden_mode=self._derived_capture_mode(),
+        )
+
+
+@dataclass
+class ModelWorkerBatch(_BatchBase):
+    forward_mode: ForwardMode
+    input_ids: Any
+    seq_lens: Any
+    req_pool_indices: Any
+    out_cache_loc: Any
+    seq_lens_cpu: Any
+    return_logprob: bool
+    sampling_info: Any
+    return_hidden_states: bool
+    spec_info: Any
+    extend_seq_lens: Any
+    extend_prefix_lens: Any
+    lora_ids: list[Any] = field(default_factory=list)
+    dllm_block_offsets: list[Any] = field(default_factory=list)
+    capture_hidden_mode: CaptureHiddenMode = CaptureHiddenMode.NULL
+    return_hidden_states_before_norm: bool = False
+
+    def _view(self) -> dict[str, Any]:
+        view = {name: canonical(getattr(self, name)) for name in SHARED_FIELDS}
+        view["extend_lens"] = canonical(self.extend_seq_lens)
+        view["prefix_lens"] = canonical(self.extend_prefix_lens)
+        view["seq_lens_cpu"] = canonical(self.seq_lens_cpu)
+        return view
+
+
+class ForwardBatch:
+    def __init__(self, observed: dict[str, Any]) -> None:
+        self.observed = observed
+        for name, value in observed.items():
+            setattr(self, name, value)
+
+    @classmethod
+    def init_new(cls, batch: Any, model_runner: Any = None) -> "ForwardBatch":
+        if isinstance(batch, ModelWorkerBatch):
+            capture = batch.capture_hidden_mode
+            seq_lens_cpu = batch.seq_lens_cpu
+            before_norm = batch.return_hidden_states_before_norm
+            extend_seq_lens, extend_prefix_lens = batch.extend_seq_lens, batch.extend_prefix_lens
+            lora_ids, offsets = batch.lora_ids, batch.dllm_block_offsets
+        elif isinstance(batch, ScheduleBatch) and batch._version == NEW:
+            # Consume first: the overrides are reset before any other work.
+            cache, batch.seq_lens_cpu_cache = batch.seq_lens_cpu_cache, None
+            capture, batch.capture_hidden_mode = batch.capture_hidden_mode, None
+            before_norm, batch.return_hidden_states_before_norm = batch.return_hidden_states_before_norm, False
+            if capture is None:
+                capture = batch._derived_capture_mode()
+            seq_lens_cpu = cache if cache is not None else batch.seq_lens_cpu
+            decode = batch.forward_mode.is_decode_or_idle()
+            extend_seq_lens = None if decode else batch.extend_lens
+            extend_prefix_lens = None if decode else batch.prefix_lens
+            lora_ids = [req.lora_id for req in batch.reqs]
+            offsets = [req.dllm_block_offset for req in batch.reqs]
+        else:
+            raise TypeError(f"init_new cannot build a forward batch from {type(batch).__name__}")
+        observed = {name: copy.deepcopy(canonical(getattr(batch, name))) for name in SHARED_FIELDS}
+        observed.update(
+            seq_lens_cpu=canonical(seq_lens_cpu),
+            extend_seq_lens=canonical(extend_seq_lens),
+            extend_prefix_lens=canonical(extend_prefix_lens),
+            lora_ids=canonical(lora_ids),
+            dllm_block_offsets=canonical(offsets),
+            capture_hidden_mode=canonical(capture),
+            return_hidden_states_before_norm=before_norm,
+        )
+        LOG.append(("init_new", observed))
+        return cls(observed)
+
+
+class ModelRunner:
+    def forward(self, forward_batch: ForwardBatch) -> tuple[str, int]:
+        return ("logits", len(forward_batch.observed["seq_lens"][1]))
+
+
+class _WorkerBase:
+    def __init__(self) -> None:
+        self.model_runner = ModelRunner()
+
+    def _forward(self, batch: Any) -> tuple[str, int]:
+        forward_batch = ForwardBatch.init_new(batch, self.model_runner)
+        return self.model_runner.forward(forward_batch)
+
+
+class OldTpModelWorker(_WorkerBase):
+    def forward_batch_generation(self, model_worker_batch: ModelWorkerBatch, launch_done: Any = None,
+                                 skip_sample: bool = False) -> tuple[str, int]:
+        LOG.append(("forward_batch_generation", skip_sample))
+        return self._forward(model_worker_batch)
+
+    def forward_batch_embedding(self, model_worker_batch: ModelWorkerBatch) -> tuple[str, int]:
+        LOG.append(("forward_batch_embedding", None))
+        return self._forward(model_worker_batch)
+
+
+class NewTpModelWorker(_WorkerBase):
+    def forward_batch_generation(self, batch: ScheduleBatch, launch_done: Any = None,
+                                 skip_sample: bool = False) -> tuple[str, int]:
+        LOG.append(("forward_batch_generation", skip_sample))
+        return self._forward(batch)
+
+    def forward_batch_embedding(self, batch: ScheduleBatch) -> tuple[str, int]:
+        LOG.append(("forward_batch_embedding", None))
+        return self._forward(batch)
+
+
+def _module(name: str, **members: Any) -> types.ModuleType:
+    module = types.ModuleType(name)
+    module.__dict__.update(members)
+    return module
+
+
+def modules(version: str) -> dict[str, types.ModuleType]:
+    """The `sglang` package tree of one version, as fresh module objects."""
+    batch_class = OldScheduleBatch if version == OLD else ScheduleBatch
+    worker_class = OldTpModelWorker if version == OLD else NewTpModelWorker
+    schedule_batch = {"ScheduleBatch": batch_class, "Req": Req}
+    if version == OLD:
+        schedule_batch["ModelWorkerBatch"] = ModelWorkerBatch
+
+    def make_batch(**fields: Any) -> ScheduleBatch:
+        return batch_class(**fields)
+
+    tree = {
+        "sglang": _module("sglang", __version__=version, __path__=[]),
+        "sglang.srt": _module("sglang.srt", __path__=[]),
+        "sglang.srt.managers": _module("sglang.srt.managers", __path__=[]),
+        "sglang.srt.managers.schedule_batch": _module("sglang.srt.managers.schedule_batch", **schedule_batch),
+        "sglang.srt.managers.tp_worker": _module("sglang.srt.managers.tp_worker", TpModelWorker=worker_class),
+        "sglang.srt.model_executor": _module("sglang.srt.model_executor", __path__=[]),
+        "sglang.srt.model_executor.forward_batch_info": _module(
+            "sglang.srt.model_executor.forward_batch_info",
+            ForwardBatch=ForwardBatch, ForwardMode=ForwardMode, CaptureHiddenMode=CaptureHiddenMode,
+        ),
+        "sglang.srt.model_executor.model_runner": _module(
+            "sglang.srt.model_executor.model_runner", ModelRunner=ModelRunner
+        ),
+        "sglang.standin": _module("sglang.standin", make_batch=make_batch, record=record, Req=Req),
+    }
+    return tree
+
+
+class installed:
+    """`with installed(version):` the stand-in replaces any `sglang` in `sys.modules`, then is removed."""
+
+    def __init__(self, version: str) -> None:
+        self.version = version
+        self._saved: dict[str, types.ModuleType] = {}
+
+    def __enter__(self) -> None:
+        self._saved = {name: mod for name, mod in sys.modules.items() if name == "sglang" or name.startswith("sglang.")}
+        for name in self._saved:
+            del sys.modules[name]
+        sys.modules.update(modules(self.version))
+        LOG.clear()
+
+    def __exit__(self, *exc: object) -> None:
+        for name in [n for n in sys.modules if n == "sglang" or n.startswith("sglang.")]:
+            del sys.modules[name]
+        sys.modules.update(self._saved)
