@@ -73,14 +73,14 @@ def first_difference(old: list[Any], new: list[Any]) -> str:
     return f"observations differ in number: old {len(old)} / new {len(new)}; old tail {old[len(new):]!r}, new tail {new[len(old):]!r}"
 
 
-def migrate(text: str, options: TransformOptions | None = None) -> Migration:
+def migrate(text: str, options: TransformOptions | None = None, path: str = CASE_PATH) -> Migration:
     """Both passes of a rewrite, as the engine runs them on a one-file project."""
     options = options or TransformOptions()
     try:
-        first = transform_source(text, CASE_PATH, options, CODEMODS)
-        signatures = merge_signatures([FileResult(CASE_PATH, CASE_PATH, FileStatus.CHANGED, renamed_signatures=first.renamed_signatures)])
-        second = transform_source(first.text, CASE_PATH, replace(options, project_signatures=signatures), SECOND_PASS_CODEMODS)
-        compile(second.text, CASE_PATH, "exec", dont_inherit=True)
+        first = transform_source(text, path, options, CODEMODS)
+        signatures = merge_signatures([FileResult(path, path, FileStatus.CHANGED, renamed_signatures=first.renamed_signatures)])
+        second = transform_source(first.text, path, replace(options, project_signatures=signatures), SECOND_PASS_CODEMODS)
+        compile(second.text, path, "exec", dont_inherit=True)
     except Exception as error:  # whatever stops a file stops it from being written
         return Migration(text, (), f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
     codes = tuple(sorted({item.code for item in (*first.review_items, *second.review_items)}))
@@ -93,15 +93,16 @@ def observe(text: str, version: str) -> list[Any]:
         namespace: dict[str, Any] = {"__name__": "soundness_case"}
         try:
             exec(compile(text, CASE_PATH, "exec", dont_inherit=True), namespace)
-            result = namespace["main"]()
+            # A module without `main()` (a codemod fixture) is judged on what importing it does.
+            result = namespace["main"]() if "main" in namespace else None
             ending: Any = ("returned", standins.canonical(result))
         except Exception as error:
             ending = ("raised", type(error).__name__)
         return [*standins.LOG, ending]
 
 
-def judge(text: str, options: TransformOptions | None = None) -> Verdict:
-    migration = migrate(text, options)
+def judge(text: str, options: TransformOptions | None = None, path: str = CASE_PATH) -> Verdict:
+    migration = migrate(text, options, path)
     if migration.refused:
         return Verdict("refused", migration, None, None)
     old = observe(text, standins.OLD)
