@@ -8,4 +8,5 @@ python3 -m venv .venv
 # The CPU wheel of torch 2.13.0; an unpinned torch would pull a multi-GB CUDA build.
 .venv/bin/python -m pip install --quiet torch==2.13.0
 .venv/bin/python -m pip install --quiet -e '.[verify,dev]'
-exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+# Two workers (CI has two cores); each expensive corpus tree stays on one worker (tests/conftest.py).
+exec .venv/bin/python -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup --durations=10 "$@"

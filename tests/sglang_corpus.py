@@ -6,6 +6,7 @@ pinned to one platform tag so the result does not depend on the local interprete
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -42,13 +43,22 @@ def _download_wheel(version: str, wheel_dir: Path) -> Path:
 
 
 def sglang_tree(version: str) -> Path:
-    """Return the folder holding the extracted `sglang/` package of `version`, downloading it once."""
+    """Return the folder holding the extracted `sglang/` package of `version`, downloading it once.
+
+    Test workers (`pytest -n`) may ask at the same time: one downloads and extracts while the
+    others wait on the lock, then find the marker.
+    """
     target = CACHE_DIR / version
     marker = target / ".extracted"
-    if not marker.exists():
-        wheel = _download_wheel(version, CACHE_DIR / "wheels")
-        with zipfile.ZipFile(wheel) as archive:
-            members = [name for name in archive.namelist() if name.startswith("sglang/")]
-            archive.extractall(target, members)
-        marker.touch()
+    if marker.exists():
+        return target
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    with open(CACHE_DIR / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not marker.exists():
+            wheel = _download_wheel(version, CACHE_DIR / "wheels")
+            with zipfile.ZipFile(wheel) as archive:
+                members = [name for name in archive.namelist() if name.startswith("sglang/")]
+                archive.extractall(target, members)
+            marker.touch()
     return target
