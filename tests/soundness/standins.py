@@ -167,10 +167,11 @@ class ScheduleBatch(_BatchBase):
 
 class OldScheduleBatch(ScheduleBatch):
     _version = OLD
+    _snapshot_class: type["ModelWorkerBatch"]  # set per installed stand-in (see `modules`)
 
     def get_model_worker_batch(self, seq_lens_cpu_cache: Any = None) -> "ModelWorkerBatch":
         decode = self.forward_mode.is_decode_or_idle()
-        return ModelWorkerBatch(
+        return self._snapshot_class(
             forward_mode=self.forward_mode,
             input_ids=self.input_ids,
             seq_lens=self.seq_lens,
@@ -265,11 +266,13 @@ class ModelRunner:
 
 
 class _WorkerBase:
+    _forward_batch_class: type[ForwardBatch] = ForwardBatch  # the installed stand-in's class
+
     def __init__(self) -> None:
         self.model_runner = ModelRunner()
 
     def _forward(self, batch: Any) -> tuple[str, int]:
-        forward_batch = ForwardBatch.init_new(batch, self.model_runner)
+        forward_batch = self._forward_batch_class.init_new(batch, self.model_runner)
         return self.model_runner.forward(forward_batch)
 
 
@@ -301,13 +304,25 @@ def _module(name: str, **members: Any) -> types.ModuleType:
     return module
 
 
+def _fresh(base: type, **attributes: Any) -> type:
+    """A subclass of its own, so that a case that patches a class (a monkeypatched worker method)
+    patches only the stand-in it was given, never the next case's."""
+    return type(base.__name__, (base,), attributes)
+
+
 def modules(version: str) -> dict[str, types.ModuleType]:
-    """The `sglang` package tree of one version, as fresh module objects."""
-    batch_class = OldScheduleBatch if version == OLD else ScheduleBatch
-    worker_class = OldTpModelWorker if version == OLD else NewTpModelWorker
+    """The `sglang` package tree of one version, as fresh module objects and fresh classes."""
+    snapshot_class = _fresh(ModelWorkerBatch)
+    forward_batch_class = _fresh(ForwardBatch)
+    if version == OLD:
+        batch_class = _fresh(OldScheduleBatch, _snapshot_class=snapshot_class)
+        worker_class = _fresh(OldTpModelWorker, _forward_batch_class=forward_batch_class)
+    else:
+        batch_class = _fresh(ScheduleBatch)
+        worker_class = _fresh(NewTpModelWorker, _forward_batch_class=forward_batch_class)
     schedule_batch = {"ScheduleBatch": batch_class, "Req": Req}
     if version == OLD:
-        schedule_batch["ModelWorkerBatch"] = ModelWorkerBatch
+        schedule_batch["ModelWorkerBatch"] = snapshot_class
 
     def make_batch(**fields: Any) -> ScheduleBatch:
         return batch_class(**fields)
@@ -321,7 +336,7 @@ def modules(version: str) -> dict[str, types.ModuleType]:
         "sglang.srt.model_executor": _module("sglang.srt.model_executor", __path__=[]),
         "sglang.srt.model_executor.forward_batch_info": _module(
             "sglang.srt.model_executor.forward_batch_info",
-            ForwardBatch=ForwardBatch, ForwardMode=ForwardMode, CaptureHiddenMode=CaptureHiddenMode,
+            ForwardBatch=forward_batch_class, ForwardMode=ForwardMode, CaptureHiddenMode=CaptureHiddenMode,
         ),
         "sglang.srt.model_executor.model_runner": _module(
             "sglang.srt.model_executor.model_runner", ModelRunner=ModelRunner
