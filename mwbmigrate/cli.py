@@ -8,6 +8,7 @@ Exit codes:
 
 from __future__ import annotations
 
+import codecs
 import enum
 import sys
 from dataclasses import replace
@@ -21,15 +22,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from mwbmigrate import __version__
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, TARGET_VERSIONS
-from mwbmigrate.codemods import ALL_CODEMODS, codemod_by_key
+from mwbmigrate.codemods import ALL_CODEMODS, codemod_by_key, dependents, split_prerequisites
 from mwbmigrate.config import ConfigError, load_config
 from mwbmigrate.engine.apply import dirty_files, write_result
-from mwbmigrate.engine.discovery import DiscoveryError
+from mwbmigrate.engine.discovery import DiscoveryError, discover_source
 from mwbmigrate.engine.runner import run_rewrite
 from mwbmigrate.engine.transform import TransformOptions
 from mwbmigrate.engine.vendoring import apply_vendoring
-from mwbmigrate.report import colourise, file_diff, render_json, render_markdown, render_summary, vendored_diff
-from mwbmigrate.result import FileStatus
+from mwbmigrate.report import (
+    colourise, file_diff, render_json, render_markdown, render_summary, vendored_diff, vendored_packages,
+)
+from mwbmigrate.result import FileStatus, RunSummary
+from mwbmigrate.review import REVIEW_CODES
 
 EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
 
@@ -66,14 +70,40 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(EXIT_ERROR)
 
 
+def _check_codes(keys: list[str]) -> None:
+    """Refuse an unknown codemod or review code: dropping it silently would select or ignore nothing."""
+    for key in keys:
+        if codemod_by_key(key) is None and key not in REVIEW_CODES:
+            codemods = ", ".join(f"{c.CODE} ({c.NAME})" for c in sorted(ALL_CODEMODS, key=lambda c: c.CODE))
+            raise _fail(f"unknown codemod or review code {key!r}; codemods: {codemods}; review codes: {', '.join(sorted(REVIEW_CODES))}")
+
+
 def _disabled_codemods(select: list[str], ignore: list[str]) -> frozenset[str]:
-    for key in [*select, *ignore]:
-        if not key.startswith("MWB1") and codemod_by_key(key) is None:
-            raise _fail(f"unknown codemod or review code {key!r}; see `mwbmigrate list-codemods`")
-    codemod_keys = [k for k in select if not k.startswith("MWB1")]
+    _check_codes([*select, *ignore])
+    codemod_keys = [k for k in select if codemod_by_key(k) is not None]
     disabled = {c.CODE for c in ALL_CODEMODS if codemod_keys and c.CODE not in {codemod_by_key(k).CODE for k in codemod_keys}}
-    disabled |= {codemod_by_key(k).CODE for k in ignore if not k.startswith("MWB1")}
+    ignored = {codemod_by_key(k).CODE for k in ignore if codemod_by_key(k) is not None}
+    # A codemod never runs without one it needs: ignoring a prerequisite turns off what needs it.
+    cascaded = dependents(frozenset(ignored)) - ignored - disabled
+    if cascaded:
+        names = ", ".join(f"{code} ({codemod_by_key(code).NAME})" for code in sorted(cascaded))
+        _stderr().print(f"note: also not run, because they need an ignored codemod: {escape(names)}")
+    disabled |= ignored | cascaded
+    split = split_prerequisites(frozenset(disabled))
+    if split:
+        raise _fail("a codemod cannot run without one it needs: " + "; ".join(split)
+                    + " (select them together)")
     return frozenset(disabled)
+
+
+def _refuse_for_stdin(jobs: Optional[int], allow_dirty: bool, runtime: Optional[RuntimeMode]) -> None:
+    """Flags that ask for something a module on stdin cannot have: refused rather than ignored."""
+    if runtime is RuntimeMode.vendor:
+        raise _fail("--runtime vendor writes the runtime into the tree; it cannot be used with `-` (stdin)")
+    if allow_dirty:
+        raise _fail("--allow-dirty concerns files written in place; it cannot be used with `-` (stdin)")
+    if jobs is not None:
+        raise _fail("--jobs spreads files over processes; it cannot be used with `-` (stdin), one module")
 
 
 @app.command()
@@ -87,31 +117,34 @@ def rewrite(
     output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", help="Report format on stdout."),
     allow_dirty: bool = typer.Option(False, "--allow-dirty", help="Rewrite files that have uncommitted changes."),
     no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
-    no_markers: bool = typer.Option(False, "--no-markers", help="Do not write `# mwbmigrate: MWB1xx` review markers."),
+    markers: Optional[bool] = typer.Option(None, "--markers/--no-markers", help="Write `# mwbmigrate: MWB1xx` review markers (default: the configuration's `markers`, else yes)."),
     select: List[str] = typer.Option([], "--select", help="Run only these codemods / report only these review codes."),
     ignore: List[str] = typer.Option([], "--ignore", help="Skip these codemods / review codes."),
     collapse_compat: bool = typer.Option(False, "--collapse-compat", help="Also rewrite version-gated compatibility code (hasattr/try-import/env switches) to the new API only."),
-    stdin_filename: str = typer.Option("<stdin>", "--stdin-filename", help="With PATH `-`: where the module lives (decides relative imports)."),
+    stdin_filename: str = typer.Option("<stdin>", "--stdin-filename", help="With PATH `-`: where the module lives (decides relative imports, the configuration, --include/--exclude and the paths reported)."),
     target_version: Optional[TargetVersion] = typer.Option(None, "--target-version", help="SGLang API to produce: 0.5.13 (one-shot override fields on the batch, the default) or 0.5.16 (overrides as keyword arguments)."),
     runtime: Optional[RuntimeMode] = typer.Option(None, "--runtime", help="How rewritten files reach the runtime helpers: import `mwbmigrate.runtime` (default), or vendor a private copy into their package."),
 ) -> None:
     """Rewrite a codebase from ModelWorkerBatch to ScheduleBatch (in place unless --dry-run or --check).
 
-    PATH `-` reads one module on stdin and writes the result to stdout (for editors).
+    PATH `-` reads one module on stdin and handles it as the file --stdin-filename (its configuration,
+    every flag): the module goes to stdout as that file would be written; --dry-run prints the patch,
+    --check only the exit code, --format json/markdown the report. --jobs, --allow-dirty and
+    --runtime vendor are refused with it.
 
     Exit codes: 0 success or nothing to do; 1 --check found changes; 2 bad usage or a file could
     not be processed (the others are still processed).
     """
     if dry_run and check:
         raise _fail("--dry-run and --check cannot be combined")
-    if runtime is RuntimeMode.vendor and any(str(p) == "-" for p in paths):
-        raise _fail("--runtime vendor writes the runtime into the tree; it cannot be used with `-` (stdin)")
-    if [str(p) for p in paths] == ["-"]:
-        _rewrite_stdin(stdin_filename, no_markers, target_version.value if target_version else DEFAULT_TARGET_VERSION)
-    if any(str(p) == "-" for p in paths):
+    from_stdin = any(str(p) == "-" for p in paths)
+    if from_stdin and len(paths) > 1:
         raise _fail("`-` (stdin) cannot be combined with other paths")
+    if from_stdin:
+        _refuse_for_stdin(jobs, allow_dirty, runtime)
     try:
-        config = load_config(paths)
+        # The module on stdin gets the configuration of the file it stands for.
+        config = load_config([Path(stdin_filename)] if from_stdin else paths)
     except ConfigError as error:
         raise _fail(str(error))
     # Flags win over [tool.mwbmigrate]; list flags replace the configured list when given.
@@ -120,20 +153,22 @@ def rewrite(
     select = select or config.select
     ignore = ignore or config.ignore
     jobs = jobs or config.jobs
-    no_markers = no_markers or not config.markers
+    markers = config.markers if markers is None else markers
     target = target_version.value if target_version else config.target_version or DEFAULT_TARGET_VERSION
     vendor_runtime = (runtime.value if runtime else config.runtime or RuntimeMode.import_.value) == RuntimeMode.vendor.value
     review_select = frozenset(k for k in select if k.startswith("MWB1")) or None
     options = TransformOptions(
-        markers=not no_markers,
+        markers=markers,
         disabled=_disabled_codemods(select, ignore),
         selected_reviews=review_select,
         ignored_reviews=frozenset(k for k in ignore if k.startswith("MWB1")),
         collapse_compat=collapse_compat,
         target_version=target,
     )
+    stdin_data = sys.stdin.buffer.read() if from_stdin else None
+    discovery = discover_source(stdin_filename, stdin_data, include, exclude) if stdin_data is not None else None
     console = _stderr()
-    show_progress = not no_progress and console.is_terminal
+    show_progress = not no_progress and not from_stdin and console.is_terminal
 
     def progress_factory(total: int):
         bar = Progress(TextColumn("rewrite"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=True)
@@ -146,7 +181,7 @@ def rewrite(
         summary = run_rewrite(
             paths, options, include=include, exclude=exclude, jobs=jobs,
             progress_factory=progress_factory if show_progress else None,
-            vendor_runtime=vendor_runtime,
+            vendor_runtime=vendor_runtime, discovery=discovery,
         )
     except DiscoveryError as error:
         raise _fail(str(error))
@@ -157,7 +192,11 @@ def rewrite(
 
     writing = not dry_run and not check
     vendored_changes = [v for v in summary.vendored if v.changed]
-    if writing and (summary.changed or vendored_changes) and not allow_dirty:
+    if stdin_data is not None and writing and vendored_changes:
+        folders = ", ".join(vendored_packages(summary))
+        raise _fail(f"{stdin_filename}: the vendored runtime {folders} is missing or out of date, and stdin writes "
+                    "nothing but the module; run `mwbmigrate rewrite` on the tree first")
+    if stdin_data is None and writing and (summary.changed or vendored_changes) and not allow_dirty:
         # A refreshed vendored file is overwritten like a rewritten one: the same guard.
         refreshed = [Path(v.path) for v in vendored_changes if v.previous is not None]
         dirty = dirty_files([Path(r.path) for r in summary.changed] + refreshed)
@@ -166,7 +205,9 @@ def rewrite(
             raise _fail(
                 "refusing to rewrite files with uncommitted changes (commit or stash them, or pass --allow-dirty):\n  " + names
             )
-    if writing:
+    if writing and stdin_data is not None:
+        _print_module(summary, stdin_data, output_format is OutputFormat.text)
+    elif writing:
         # A run killed mid-write can leave its temporary file; the original beside it is intact.
         for temporary in summary.stale_temporaries:
             temporary.unlink(missing_ok=True)
@@ -235,22 +276,21 @@ def verify(
     raise typer.Exit(code)
 
 
-def _rewrite_stdin(filename: str, no_markers: bool, target_version: str) -> None:
-    """Editor integration: stdin to stdout; on failure nothing on stdout, the reason on stderr, exit 2."""
-    import libcst as cst
+def _print_module(summary: RunSummary, data: bytes, text_format: bool) -> None:
+    """Stdin's "write": the module on stdout, in its own encoding (as the file would be written).
 
-    from mwbmigrate.engine.transform import transform_source
-
-    text = sys.stdin.read()
-    try:
-        outcome = transform_source(text, filename, TransformOptions(markers=not no_markers, target_version=target_version))
-        compile(outcome.text, filename, "exec", dont_inherit=True)
-    except cst.ParserSyntaxError as error:
-        raise _fail(f"{filename}: does not parse: line {error.raw_line}:{error.raw_column}: {error.message}")
-    except SyntaxError as error:
-        raise _fail(f"{filename}: rewritten text did not compile ({error})")
-    sys.stdout.write(outcome.text)
-    raise typer.Exit(EXIT_OK)
+    Nothing when it could not be processed; with --format json/markdown the report takes stdout."""
+    if summary.failed or not text_format:
+        return
+    changed = summary.changed[0] if summary.changed else None
+    if changed is None:
+        output = data
+    else:
+        text = (changed.rewritten or "").encode(changed.encoding, "surrogateescape")
+        output = codecs.BOM_UTF8 + text if changed.has_bom else text
+    sys.stdout.flush()
+    sys.stdout.buffer.write(output)
+    sys.stdout.flush()
 
 
 @app.command("list-codemods")
@@ -258,6 +298,23 @@ def list_codemods() -> None:
     """List every codemod with its code and one-line description."""
     for codemod in ALL_CODEMODS:
         typer.echo(f"{codemod.CODE}  {codemod.NAME:<20} {codemod.SUMMARY}")
+
+
+@app.command()
+def explain(
+    code: Optional[str] = typer.Argument(None, help="A codemod (MWB0xx or its name) or a review code (MWB1xx).", show_default=False),
+    show_all: bool = typer.Option(False, "--all", help="Explain every codemod and review code."),
+) -> None:
+    """Explain a codemod or review code: what it means, a before/after example, what to do."""
+    from mwbmigrate.review import explain as explain_text, explain_all
+
+    if show_all == (code is not None):
+        raise _fail("give one CODE, or --all")
+    text = explain_all() if show_all else explain_text(code)
+    if text is None:
+        raise _fail(f"unknown code {code!r}; `mwbmigrate list-codemods` lists the codemods, `mwbmigrate explain --all` every code")
+    # Plain text: the examples are code, which rich markup would mangle.
+    sys.stdout.write(text)
 
 
 @app.command()

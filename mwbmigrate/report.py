@@ -85,6 +85,9 @@ def summary_counts(summary: RunSummary) -> dict[str, int]:
 def render_summary(summary: RunSummary, console: Console, *, wrote: bool) -> None:
     for result in summary.failed:
         console.print(f"[red]error[/red] {escape(result.display_path)}: {escape(result.error or '')}", markup=True, highlight=False)
+    for result in summary.results:
+        if result.note:
+            console.print(f"[cyan]skipped[/cyan] {escape(result.display_path)}: {escape(result.note)}", markup=True, highlight=False)
     for item in summary.review_items:
         console.print(f"[yellow]{item.code}[/yellow] {escape(item.location())} {escape(item.message)}", markup=True, highlight=False)
     for file in summary.vendored:
@@ -111,6 +114,7 @@ def render_json(summary: RunSummary, *, mode: str) -> str:
                 "path": r.display_path,
                 "status": r.status.value,
                 "error": r.error,
+                "note": r.note,
                 "diff": file_diff(r) or None,
                 "codemods": list(r.applied),
                 "review_items": [
@@ -153,6 +157,11 @@ def render_markdown(summary: RunSummary) -> str:
     if summary.failed:
         out += ["### Files not processed", ""]
         out += [f"- `{r.display_path}`: {r.error}" for r in summary.failed]
+        out.append("")
+    noted = [r for r in summary.results if r.note]
+    if noted:
+        out += ["### Files skipped", ""]
+        out += [f"- `{r.display_path}`: {r.note}" for r in noted]
         out.append("")
     for result in summary.changed:
         diff = file_diff(result)

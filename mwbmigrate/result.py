@@ -42,6 +42,7 @@ class FileResult:
     applied: tuple[str, ...] = ()  # codes of the codemods that changed something
     renamed_signatures: tuple[tuple[str, str, str], ...] = ()  # (function, old parameter, new parameter)
     parsed: bool = False  # the parser ran on it (failures after reading count, before do not)
+    note: str | None = None  # why a file was skipped without being read (a symbolic link)
 
     @property
     def changed(self) -> bool:

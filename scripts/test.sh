@@ -8,5 +8,6 @@ python3 -m venv .venv
 # The CPU wheel of torch 2.13.0; an unpinned torch would pull a multi-GB CUDA build.
 .venv/bin/python -m pip install --quiet torch==2.13.0
 .venv/bin/python -m pip install --quiet -e '.[verify,dev]'
-# Two workers (CI has two cores); each expensive corpus tree stays on one worker (tests/conftest.py).
-exec .venv/bin/python -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup --durations=10 "$@"
+# Two workers (CI has two cores); a test module stays on one worker, so each module-scoped corpus tree is
+# built once; the session's migrated tree is shared between workers (tests/corpus/conftest.py).
+exec .venv/bin/python -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=10 "$@"

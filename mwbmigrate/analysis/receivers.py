@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import CodeRange, Scope, ScopeProvider
+from libcst.metadata import Scope, ScopeProvider
 
+from mwbmigrate.analysis.mutations import REBOUND, Hazard, snapshot_report
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
 
 
@@ -29,6 +30,8 @@ class FunctionFacts:
     aliases: dict[str, str] = field(default_factory=dict)  # local name -> receiver name, when safe
     bindings: dict[str, list[Binding]] = field(default_factory=dict)
     refusals: list[tuple[cst.CSTNode, str]] = field(default_factory=list)  # (node, reason)
+    # Review items on statements of a rewritten site: (statement, code, reason).
+    reviews: list[tuple[cst.CSTNode, str, str]] = field(default_factory=list)
     calls_old_method: bool = False  # `x.get_model_worker_batch(...)` anywhere in the body, bound or not
 
     def old_object_accesses(self) -> set[cst.Name]:
@@ -73,12 +76,10 @@ def call_is_migratable(call: cst.Call) -> bool:
 
 
 class _Collector(cst.CSTVisitor):
-    """Simple `name = value` statements and attribute writes of one function body (not nested defs)."""
+    """Simple `name = value` statements of one function body (not nested defs)."""
 
     def __init__(self) -> None:
         self.assigns: list[tuple[cst.SimpleStatementLine, str, cst.BaseExpression]] = []
-        self.attribute_writes: list[tuple[cst.Attribute, str, str]] = []  # (node, base name, attr)
-        self.attribute_reads: list[tuple[cst.Attribute, str, str]] = []
         self.calls_old_method = False
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -96,23 +97,6 @@ class _Collector(cst.CSTVisitor):
             if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
                 self.assigns.append((node, assign.targets[0].target.value, assign.value))
 
-    def _record_write(self, target: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
-            self.attribute_writes.append((target, target.value.value, target.attr.value))
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._record_write(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._record_write(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._record_write(node.target)
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if isinstance(node.value, cst.Name):
-            self.attribute_reads.append((node, node.value.value, node.attr.value))
-
 
 def analyse_function(codemod, function: cst.FunctionDef, param_is_old, skip_receivers=frozenset()) -> FunctionFacts:
     """Facts about one function; `param_is_old(param)` says whether a parameter holds the old object.
@@ -129,9 +113,6 @@ def analyse_function(codemod, function: cst.FunctionDef, param_is_old, skip_rece
     collector = _Collector()
     function.body.visit(collector)
     facts.calls_old_method = collector.calls_old_method
-
-    def position(node: cst.CSTNode) -> CodeRange:
-        return codemod.state.positions.within(function)[node]
 
     # Locals bound from get_model_worker_batch, then the names bound only to them or their receiver.
     receivers: dict[str, str] = {}
@@ -175,33 +156,9 @@ def analyse_function(codemod, function: cst.FunctionDef, param_is_old, skip_rece
                 candidates.pop(name, None)
                 break
 
-    for name, receiver in list(candidates.items()):
-        binding_lines = [position(statement).start.line for statement, _ in assigns_by_name[name]]
-        use_lines = [
-            position(reference.node).start.line
-            for assignment in scope.assignments[name]
-            for reference in assignment.references
-        ]
-        if not use_lines:
-            use_lines = binding_lines
-        first, last = min(binding_lines), max(use_lines)
-        rebind = [
-            a for a in scope.assignments[receiver]
-            if not isinstance(a.node, cst.Param)
-            and isinstance(a.node, cst.CSTNode)
-            and first < position(a.node).start.line <= last
-        ]
-        if rebind:
-            facts.refusals.append((
-                assigns_by_name[name][0][0],
-                f"`{receiver}` is rebound before the last use of `{name}`",
-            ))
-            candidates.pop(name)
-            continue
-        reason = _write_before_read(name, receiver, collector, position, binding_lines)
-        if reason is not None:
-            facts.refusals.append((assigns_by_name[name][0][0], reason))
-            candidates.pop(name)
+    for receiver in sorted(set(candidates.values())):
+        names = {name for name, r in candidates.items() if r == receiver}
+        _judge_snapshots(facts, function, scope, receiver, names, candidates, assigns_by_name)
 
     facts.aliases = candidates
     for name in candidates:
@@ -234,30 +191,74 @@ def _alias_refusal(name, receiver, candidates, assigns_by_name, scope) -> str | 
     return None
 
 
-def _write_before_read(name, receiver, collector, position, binding_lines) -> str | None:
-    """A write to `receiver.<attr>` between the binding a read of `name.<attr>` sees and that read."""
-    writes = [
-        (position(node).start.line, attr)
-        for node, base, attr in collector.attribute_writes
-        if base == receiver
-    ]
-    if not writes:
-        return None
-    for node, base, attr in collector.attribute_reads:
-        if base != name:
-            continue
-        read_line = position(node).start.line
-        earlier = [line for line in binding_lines if line < read_line]
-        if not earlier:
-            continue
-        binding = max(earlier)
-        for write_line, written in writes:
-            if written == attr and binding < write_line < read_line:
-                return (
-                    f"`{receiver}.{attr}` is written before `{name}.{attr}` is read, so the old "
-                    f"snapshot and the live batch differ"
-                )
-    return None
+def _judge_snapshots(facts, function, scope, receiver, names, candidates, assigns_by_name) -> None:
+    """Whether the batch can change before a use of the snapshot names bound from `receiver`
+    (analysis.mutations). A definite change (a write, a rebinding, a `del`) keeps the call (MWB101);
+    a possible one (a call that may change the batch) is rewritten and marked there (MWB141); a
+    snapshot that outlives its statement is rewritten and marked where it escapes (MWB142).
+
+    Names joined by `x = y` are one snapshot: they are kept or rewritten together."""
+    report = snapshot_report(function, scope, receiver, names)
+    groups = _alias_groups(names, assigns_by_name)
+    refused: dict[frozenset[str], str] = {}
+    for name, statement in report.deleted:
+        refused.setdefault(groups[name], f"`del {name}` would delete `{receiver}` once `{name}` reads it")
+    for hazard in report.hazards:
+        if hazard.mutation.definite:
+            refused.setdefault(groups[hazard.name], _definite_reason(hazard, receiver))
+    for group, reason in refused.items():
+        for name in sorted(group):
+            if any(old_method_call(value) is not None for _, value in assigns_by_name[name]):
+                facts.refusals.append((assigns_by_name[name][0][0], reason))
+            candidates.pop(name, None)
+    reviews: dict[tuple[int, str], tuple[cst.CSTNode, str, str]] = {}
+    for hazard in report.hazards:
+        if hazard.name in candidates:
+            mutation = hazard.mutation
+            reason = (
+                f"{mutation.description} before `{hazard.name}` is used: "
+                f"`{hazard.name}` was a snapshot, now it is the live batch"
+            )
+            reviews.setdefault((id(mutation.statement), reason), (mutation.statement, "MWB141", reason))
+    for escape in report.escapes:
+        if escape.name in candidates:
+            reason = (
+                f"`{escape.name}` is {escape.how}: it was a snapshot, now it is the live `{receiver}`, "
+                f"whose later changes show through it"
+            )
+            reviews.setdefault((id(escape.statement), reason), (escape.statement, "MWB142", reason))
+    facts.reviews.extend(reviews.values())
+
+
+def _definite_reason(hazard: Hazard, receiver: str) -> str:
+    mutation = hazard.mutation
+    if REBOUND in mutation.effects:
+        return f"`{receiver}` is rebound before the last use of `{hazard.name}`"
+    if hazard.read is not None and mutation.effects == {hazard.read}:
+        return (
+            f"`{receiver}.{hazard.read}` is written before `{hazard.name}.{hazard.read}` is read, so the old "
+            f"snapshot and the live batch differ"
+        )
+    return f"{mutation.description} before `{hazard.name}` is used, so the old snapshot and the live batch differ"
+
+
+def _alias_groups(names: set[str], assigns_by_name) -> dict[str, frozenset[str]]:
+    """Each snapshot name -> the names `x = y` joins it to."""
+    parent = {name: name for name in names}
+
+    def find(name: str) -> str:
+        while parent[name] != name:
+            name = parent[name]
+        return name
+
+    for name in names:
+        for _, value in assigns_by_name.get(name, []):
+            if isinstance(value, cst.Name) and value.value in names:
+                parent[find(name)] = find(value.value)
+    members: dict[str, set[str]] = {}
+    for name in names:
+        members.setdefault(find(name), set()).add(name)
+    return {name: frozenset(members[find(name)]) for name in names}
 
 
 def all_params(params: cst.Parameters) -> list[cst.Param]:

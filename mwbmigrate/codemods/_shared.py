@@ -4,23 +4,20 @@ from __future__ import annotations
 
 import libcst as cst
 import libcst.matchers as m
+from libcst.metadata import ScopeProvider
 
-from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_METHOD, OLD_PARAMETER
+from mwbmigrate.analysis.capture import refuse_captured_aliases
+from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_METHOD, OLD_PARAMETER, union_members
 from mwbmigrate.analysis.receivers import FunctionFacts, analyse_function
 
 PASS_LINE = cst.SimpleStatementLine(body=[cst.Pass()])
 
 
 def annotation_is_old_class(codemod, annotation: cst.BaseExpression) -> bool:
-    """`ModelWorkerBatch` or `Optional[ModelWorkerBatch]` (a `Union` with ScheduleBatch is not)."""
-    if codemod.names_old_class(annotation):
-        return True
-    if m.matches(annotation, m.Subscript(value=m.Name("Optional") | m.Attribute(attr=m.Name("Optional")))):
-        elements = annotation.slice
-        return len(elements) == 1 and isinstance(elements[0].slice, cst.Index) and codemod.names_old_class(
-            elements[0].slice.value
-        )
-    return False
+    """`ModelWorkerBatch`, or the class or `None` (`Optional[...]`, `... | None`, `Union[..., None]`);
+    a `Union` with ScheduleBatch is not."""
+    members = union_members(annotation)
+    return len(members) == 1 and codemod.names_old_class(members[0])
 
 
 def param_holds_old_object(codemod, param: cst.Param) -> bool:
@@ -71,7 +68,9 @@ def receivers_with_own_method(codemod, function: cst.FunctionDef) -> set[str]:
 
 
 def function_facts(codemod, function: cst.FunctionDef) -> FunctionFacts:
-    return analyse_function(
+    facts = analyse_function(
         codemod, function, lambda param: param_holds_old_object(codemod, param),
         skip_receivers=receivers_with_own_method(codemod, function),
     )
+    # Here, not in worker-batch-calls alone: every codemod must agree on what still holds the old object.
+    return refuse_captured_aliases(facts, lambda node: codemod.get_metadata(ScopeProvider, node, None))

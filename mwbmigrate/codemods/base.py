@@ -9,9 +9,11 @@ import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
 from libcst.metadata import MetadataWrapper, ScopeProvider
 
-from mwbmigrate.analysis.old_api import ModuleLocation, is_old_class
+from mwbmigrate.analysis.old_api import ModuleLocation, refers_to_old_class
 from mwbmigrate.analysis.positions import LocalPositions
+from mwbmigrate.analysis.signatures import ProjectSignatures
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION
+from mwbmigrate.analysis.version_gates import VersionGates, find_version_gates
 
 MARKER_PREFIX = "# mwbmigrate: "
 # Where migrated code imports the runtime helpers from, unless `--runtime vendor` names a private copy.
@@ -27,7 +29,7 @@ class MigrationState:
     ignored_reviews: frozenset[str] = frozenset()
     disabled_codemods: frozenset[str] = frozenset()  # codes and names not run in this pass
     renamed_signatures: set[tuple[str, str, str]] = field(default_factory=set)
-    project_signatures: dict[str, dict[str, str]] = field(default_factory=dict)  # function -> {old: new}
+    project_signatures: ProjectSignatures = field(default_factory=ProjectSignatures)  # pass 2 (keyword-callers)
     suggestions: dict[tuple[str, str], str] = field(default_factory=dict)  # (code, reason) -> suggestion
     # Classes of this module that define their own `get_model_worker_batch` (adapters, fakes).
     local_method_owners: frozenset[str] | None = None
@@ -35,7 +37,9 @@ class MigrationState:
     runtime_module: str = RUNTIME_MODULE  # what core-runtime and req-pool-mirror import their helpers from
     target_version: str = DEFAULT_TARGET_VERSION  # the SGLang API shape to produce (analysis.target_versions)
     request_mirror: bool | None = None  # see TransformOptions.request_mirror
+    collapse_compat: bool = False  # see TransformOptions.collapse_compat
     _metadata: MetadataWrapper | None = field(default=None, repr=False)
+    _gates: tuple[cst.Module, VersionGates] | None = field(default=None, repr=False)
     positions: LocalPositions = field(default_factory=LocalPositions, repr=False)
 
     def metadata_for(self, module: cst.Module) -> MetadataWrapper:
@@ -46,6 +50,12 @@ class MigrationState:
             self._metadata = MetadataWrapper(module, unsafe_skip_copy=True)
         return self._metadata
 
+    def version_gates(self, module: cst.Module) -> VersionGates:
+        """The module's version gates and the regions they keep, once per module object."""
+        if self._gates is None or self._gates[0] is not module:
+            self._gates = (module, find_version_gates(self.metadata_for(module)))
+        return self._gates[1]
+
     def wants_review(self, code: str) -> bool:
         if code in self.ignored_reviews:
             return False
@@ -53,6 +63,7 @@ class MigrationState:
 
 
 STATE_KEY = "mwbmigrate"
+_NO_GATES = VersionGates()
 
 
 class NodeSet:
@@ -73,8 +84,32 @@ def state_of(context: CodemodContext) -> MigrationState:
     return context.scratch[STATE_KEY]
 
 
+MAX_REASON_CHARS = 240  # one readable line; longer than every reason the codemods write about the code itself
+
+
+def one_line_reason(reason: str) -> str:
+    """A reason as a marker can carry it: a comment is one line (LibCST rejects a newline in one,
+    and a reason may quote multi-line source), so whitespace runs collapse and long text is cut."""
+    text = " ".join(reason.split())
+    if len(text) > MAX_REASON_CHARS:
+        text = text[: MAX_REASON_CHARS - 3].rstrip() + "..."
+    return text
+
+
 def marker_text(code: str, reason: str) -> str:
-    return f"{MARKER_PREFIX}{code} {reason}"
+    return f"{MARKER_PREFIX}{code} {one_line_reason(reason)}"
+
+
+def statement_markers(statement: cst.CSTNode) -> str:
+    """The review markers already on a statement's (header) line, as one string ("" when none)."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        whitespace = statement.trailing_whitespace
+    else:
+        body = getattr(statement, "body", None)
+        whitespace = body.header if isinstance(body, cst.IndentedBlock) else getattr(body, "trailing_whitespace", None)
+    comment = whitespace.comment.value if isinstance(whitespace, cst.TrailingWhitespace) and whitespace.comment else ""
+    index = comment.find(MARKER_PREFIX)
+    return comment[index:] if index >= 0 else ""
 
 
 def _with_marker(whitespace: cst.TrailingWhitespace, text: str) -> cst.TrailingWhitespace:
@@ -136,6 +171,8 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
         self._pending_markers: dict[int, tuple[cst.CSTNode, list[str]]] = {}  # id -> (statement, markers)
         # Ancestors of the node being visited; cheaper than ParentNodeProvider on large modules.
         self._ancestors: list[cst.CSTNode] = []
+        self._skipped: list[cst.CSTNode] = []  # gated regions being passed over
+        self._gated_depth = 0  # gated regions around the node (codemods that visit them)
 
     # -- facts ---------------------------------------------------------------------------------
     def names_old_class(self, node: cst.CSTNode) -> bool:
@@ -143,7 +180,7 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
         scope = self.get_metadata(ScopeProvider, node, None)
         if scope is None:
             return False
-        return is_old_class(scope.get_qualified_names_for(node), self.state.location)
+        return refers_to_old_class(scope, node, self.state.location, self.module)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The parent of a node on the current visiting path (the node itself or one of its ancestors)."""
@@ -176,20 +213,44 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
             current = self.parent(current)
         return current if current is not None else node
 
+    # Version-gated code keeps working on both APIs: a codemod leaves a gate's region as it is
+    # (wild-shapes reports it from the module's gates), except keyword-callers, which must follow
+    # the project's own renamed functions there too.
+    SKIPS_GATED_REGIONS: ClassVar[bool] = True
+
+    def in_gated_region(self) -> bool:
+        return self._gated_depth > 0
+
     def on_visit(self, node: cst.CSTNode) -> bool:
         self._ancestors.append(node)
+        if isinstance(node, (cst.BaseCompoundStatement, cst.SimpleStatementLine)) and self._gates().is_region(node):
+            if self.SKIPS_GATED_REGIONS:
+                self._skipped.append(node)
+                return False
+            self._gated_depth += 1
         return super().on_visit(node)
+
+    def _gates(self) -> VersionGates:
+        wrapper = self.context.wrapper
+        return self.state.version_gates(wrapper.module) if wrapper is not None else _NO_GATES
 
     # -- findings ------------------------------------------------------------------------------
     def review(self, node: cst.CSTNode, code: str, reason: str, suggestion: str = "") -> None:
         if not self.state.wants_review(code):
             return
+        reason = one_line_reason(reason)  # the key the report reads back off the marker
         self.state.suggestions[(code, reason)] = suggestion
         statement = self.enclosing_statement(node)
         self._pending_markers.setdefault(id(statement), (statement, []))[1].append(marker_text(code, reason))
 
     def on_leave(self, original_node, updated_node):  # type: ignore[override]
-        updated = super().on_leave(original_node, updated_node)
+        if self._skipped and self._skipped[-1] is original_node:
+            self._skipped.pop()  # its visit_ never ran, so neither does its leave_
+            updated = updated_node
+        else:
+            if not self.SKIPS_GATED_REGIONS and isinstance(original_node, (cst.BaseCompoundStatement, cst.SimpleStatementLine)) and self._gates().is_region(original_node):
+                self._gated_depth -= 1
+            updated = super().on_leave(original_node, updated_node)
         self._ancestors.pop()
         pending = self._pending_markers.pop(id(original_node), None)
         markers = pending[1] if pending is not None and pending[0] is original_node else None

@@ -5,8 +5,18 @@
     Union[ScheduleBatch, ModelWorkerBatch]                         ->   ScheduleBatch
     def f(batch: ModelWorkerBatch): if batch is not None: ...      ->   def f(batch: Optional[ScheduleBatch]): ...
 
+Every spelling of the class counts: a star import from SGLang's `schedule_batch`, a module alias
+(`sbm.ModelWorkerBatch`, also inside a string annotation), type comments, and module-level aliases
+(`Alias = ModelWorkerBatch`: the definition is rewritten, its uses keep their spelling and are
+migrated as the class).
+
+    x = f()  # type: ModelWorkerBatch                              ->   x = f()  # type: ScheduleBatch
+
 Refuses a direct construction `ModelWorkerBatch(...)`: a ScheduleBatch cannot be built from the
-same fields (review item MWB111).
+same fields (review item MWB111). Reports the class used as a run-time value, where the rewrite
+hands ScheduleBatch on to code it cannot see (MWB152: a public alias, an argument, a default, a
+base class, a container), and a function whose parameters only a signature type comment types
+with the class (MWB153: they are not migrated as annotated parameters are).
 """
 
 from __future__ import annotations
@@ -16,13 +26,18 @@ import re
 import libcst as cst
 import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
-from libcst.metadata import ScopeProvider
+from libcst.metadata import QualifiedNameSource, ScopeProvider
 
-from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS, is_sglang_schedule_batch_module
+from mwbmigrate.analysis.old_api import (
+    NEW_CLASS, OLD_CLASS, TYPE_COMMENT, OldClassSpellings, is_alias_use, old_class_spellings,
+)
 from mwbmigrate.analysis.receivers import all_params
-from mwbmigrate.codemods.base import MigrationCodemod
+from mwbmigrate.codemods._shared import param_holds_old_object
+from mwbmigrate.codemods.base import MARKER_PREFIX, MigrationCodemod, statement_markers
 
 _UNION = m.Name("Union") | m.Attribute(attr=m.Name("Union"))
+# Where the class is only a type: nothing at run time sees which class it is.
+_TYPING_MODULES = ("typing", "typing_extensions", "collections", "collections.abc", "queue", "builtins")
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -54,32 +69,29 @@ class ReplaceClassReferences(MigrationCodemod):
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._old_local_names: set[str] = set()
+        self._spellings: OldClassSpellings | None = None
+        self._spelling_pattern: re.Pattern[str] | None = None
         self._old_annotated_params: set[int] = set()
 
     def visit_Module(self, node: cst.Module) -> None:
-        # Local spellings of the class, for string annotations that metadata does not resolve.
+        # Spellings of the class in strings and comments, which metadata does not resolve.
         scope = self.get_metadata(ScopeProvider, node, None)
         if scope is None:
             return
-        # Read off the import itself: uses inside strings are all the references some modules have.
-        for assignment in scope.assignments:
-            node_ = assignment.node
-            if not isinstance(node_, cst.ImportFrom) or isinstance(node_.names, cst.ImportStar):
-                continue
-            module = "." * len(node_.relative) + (cst.Module([]).code_for_node(node_.module) if node_.module else "")
-            if not is_sglang_schedule_batch_module(module, self.state.location):
-                continue
-            for alias in node_.names:
-                local = alias.asname.name if alias.asname is not None else alias.name
-                if isinstance(alias.name, cst.Name) and alias.name.value == OLD_CLASS and isinstance(local, cst.Name):
-                    if local.value == assignment.name:
-                        self._old_local_names.add(assignment.name)
+        self._spellings = old_class_spellings(node, scope, self.state.location)
+        self._spelling_pattern = self._spellings.pattern()
 
     def _replacement(self, node: cst.BaseExpression) -> cst.BaseExpression:
         if isinstance(node, cst.Attribute):
             return node.with_changes(attr=cst.Name(NEW_CLASS))
         return cst.Name(NEW_CLASS)
+
+    def _is_alias_use(self, node: cst.BaseExpression) -> bool:
+        scope = self.get_metadata(ScopeProvider, node, None)
+        return (
+            isinstance(node, cst.Name) and scope is not None and self._spellings is not None
+            and is_alias_use(scope, node, self._spellings)
+        )
 
     def _is_reference(self, original: cst.BaseExpression) -> bool:
         if not self.names_old_class(original):
@@ -92,7 +104,88 @@ class ReplaceClassReferences(MigrationCodemod):
         if isinstance(parent, cst.Call) and parent.func is original:
             self.review(original, "MWB111", f"`{OLD_CLASS}(...)` built directly: a ScheduleBatch cannot be built from these fields")
             return False
+        if self._is_alias_use(original):
+            return False  # the alias's definition now names ScheduleBatch; its uses keep their spelling
+        if not self._type_only(original):
+            self._report_value_use(original)
         return True
+
+    # -- the class as a run-time value ---------------------------------------------------------
+    def _type_only(self, node: cst.CSTNode) -> bool:
+        """Whether the class sits where only a type checker (or a generic alias) sees it."""
+        child, current = node, self.parent(node)
+        while current is not None:
+            if isinstance(current, cst.Annotation):
+                return True
+            if isinstance(current, cst.Subscript):
+                return child is not current.value and self._is_generic(current.value)
+            if isinstance(current, cst.Arg) and current.keyword is not None and current.keyword.value == "bound":
+                return self._callee(self.parent(current)) == "TypeVar"
+            if isinstance(current, cst.Call):
+                callee, args = self._callee(current), current.args
+                if callee == "cast":
+                    return bool(args) and child is args[0]
+                return callee in ("TypeVar", "NewType") and any(child is arg for arg in args[1:])
+            if isinstance(current, cst.BinaryOperation) and not isinstance(current.operator, cst.BitOr):
+                return False  # `X | Y` is a union of types; any other operator is arithmetic on a value
+            if not isinstance(current, (cst.Index, cst.SubscriptElement, cst.Arg, cst.List, cst.Tuple, cst.Element, cst.BinaryOperation)):
+                return False
+            child, current = current, self.parent(current)
+        return False
+
+    def _callee(self, call: cst.CSTNode | None) -> str | None:
+        if not isinstance(call, cst.Call):
+            return None
+        if isinstance(call.func, cst.Name):
+            return call.func.value
+        return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+
+    def _is_generic(self, value: cst.BaseExpression) -> bool:
+        """`List`, `Optional`, `queue.Queue`, `list`: a generic from a library, not a local mapping
+        whose key would change (`handlers[ModelWorkerBatch]`)."""
+        scope = self.get_metadata(ScopeProvider, value, None)
+        if scope is None:
+            return False
+        names = scope.get_qualified_names_for(value)
+        return bool(names) and all(
+            q.name.rpartition(".")[0] in _TYPING_MODULES or q.source is QualifiedNameSource.BUILTIN for q in names
+        )
+
+    def _report_value_use(self, node: cst.CSTNode) -> None:
+        statement = self.enclosing_statement(node)
+        if OLD_CLASS in statement_markers(statement):
+            return  # already reported for what this statement does with the class (MWB110, MWB133, ...)
+        alias = self._defined_alias(node)
+        if alias is not None:
+            if not alias.startswith("_"):
+                # Followed in this module; another module importing it is not.
+                self.review(node, "MWB152", f"public alias `{alias}` of `{OLD_CLASS}` now names ScheduleBatch: modules that import it see ScheduleBatch")
+            return
+        self.review(node, "MWB152", f"`{OLD_CLASS}` used as a run-time value ({self._value_role(node)}): it becomes ScheduleBatch there, which the old class never matched")
+
+    def _defined_alias(self, node: cst.CSTNode) -> str | None:
+        """The alias name when `node` is the value of a module-level `Alias = ModelWorkerBatch`."""
+        parent = self.parent(node)
+        if self._spellings is None or not isinstance(parent, (cst.Assign, cst.AnnAssign)) or parent.value is not node:
+            return None
+        target = parent.targets[0].target if isinstance(parent, cst.Assign) else parent.target
+        return target.value if id(target) in self._spellings.alias_targets else None
+
+    def _value_role(self, node: cst.CSTNode) -> str:
+        parent = self.parent(node)
+        if isinstance(parent, cst.Arg) and isinstance(self.parent(parent), cst.ClassDef):
+            return "a base class"
+        if isinstance(parent, cst.Arg):
+            return "an argument"
+        if isinstance(parent, cst.Param):
+            return "a default"
+        if isinstance(parent, (cst.Assign, cst.AnnAssign)):
+            return "bound to a name"
+        if isinstance(parent, cst.Return):
+            return "returned"
+        if isinstance(parent, cst.Comparison) or isinstance(parent, cst.ComparisonTarget):
+            return "compared"
+        return "stored or passed on"
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
         return self._replacement(updated_node) if self._is_reference(original_node) else updated_node
@@ -100,12 +193,49 @@ class ReplaceClassReferences(MigrationCodemod):
     def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
         return self._replacement(updated_node) if self._is_reference(original_node) else updated_node
 
+    def _respell(self, text: str) -> str:
+        """`ModelWorkerBatch` -> `ScheduleBatch` under every spelling, keeping a module prefix."""
+        if self._spelling_pattern is None:
+            return text
+        return self._spelling_pattern.sub(lambda match: match.group(1) + NEW_CLASS, text)
+
     def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString):
-        if not self._old_local_names or not self._in_annotation(original_node):
+        if not self._in_annotation(original_node):
             return updated_node
-        pattern = re.compile(r"\b(" + "|".join(map(re.escape, sorted(self._old_local_names))) + r")\b")
-        new_value = pattern.sub(NEW_CLASS, updated_node.value)
+        new_value = self._respell(updated_node.value)
         return updated_node.with_changes(value=new_value) if new_value != updated_node.value else updated_node
+
+    def leave_Comment(self, original_node: cst.Comment, updated_node: cst.Comment) -> cst.Comment:
+        text = updated_node.value
+        found = TYPE_COMMENT.search(text.split(MARKER_PREFIX, 1)[0])
+        if found is None or text.startswith(MARKER_PREFIX):
+            return updated_node
+        # Only the type comment itself, never a review marker appended after it.
+        head, sep, tail = text.partition("  " + MARKER_PREFIX)
+        new_head = self._respell(head)
+        if new_head == head:
+            return updated_node
+        if head[found.end():].lstrip().startswith("("):
+            self._report_signature_comment(original_node, head[found.end():])
+        return updated_node.with_changes(value=new_head + sep + tail)
+
+    def _report_signature_comment(self, comment: cst.Comment, signature: str) -> None:
+        """`# type: (ModelWorkerBatch, int) -> None` types parameters the renames never see."""
+        function = next((n for n in reversed(self._ancestors) if isinstance(n, cst.FunctionDef)), None)
+        if function is None:
+            return
+        params = [p for p in all_params(function.params)]
+        arguments = _signature_arguments(signature)
+        if arguments is None:
+            return
+        if len(arguments) == len(params) - 1 and params and params[0].name.value in ("self", "cls"):
+            params = params[1:]
+        typed = [p for p, text in zip(params, arguments) if self._respell(text) != text]
+        renamed = {new for scope, _, new in self.state.renamed_signatures if scope == self.qualified_scope()}
+        missed = [p.name.value for p in typed if not param_holds_old_object(self, p) and p.name.value not in renamed]
+        if missed or len(arguments) != len(params):
+            names = ", ".join(f"`{name}`" for name in missed) or "its parameters"
+            self.review(function, "MWB153", f"signature type comment types {names} with `{OLD_CLASS}`: not renamed or migrated like an annotated parameter; annotate it")
 
     def _in_annotation(self, node: cst.CSTNode) -> bool:
         current = node
@@ -133,6 +263,12 @@ class ReplaceClassReferences(MigrationCodemod):
         elements = list(seen.values())
         elements[-1] = elements[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return updated_node.with_changes(slice=elements)
+
+    def leave_BinaryOperation(self, original_node: cst.BinaryOperation, updated_node: cst.BinaryOperation) -> cst.BaseExpression:
+        # `ScheduleBatch | ModelWorkerBatch` has become `ScheduleBatch | ScheduleBatch`: one is enough.
+        if isinstance(updated_node.operator, cst.BitOr) and _code(updated_node.left) == _code(updated_node.right) == NEW_CLASS:
+            return updated_node.left
+        return updated_node
 
     def visit_Param(self, node: cst.Param) -> None:
         if node.annotation is not None and self.names_old_class(node.annotation.annotation):
@@ -165,3 +301,25 @@ class ReplaceClassReferences(MigrationCodemod):
             params=[widen(p) for p in params.params],
             kwonly_params=[widen(p) for p in params.kwonly_params],
         ))
+
+
+def _signature_arguments(signature: str) -> list[str] | None:
+    """The argument types of `(A, B[C, D]) -> R`, split at top-level commas; None if unreadable."""
+    depth, current, arguments = 0, "", []
+    for index, char in enumerate(signature):
+        if char in "([{":
+            depth += 1
+            if depth == 1 and char == "(":
+                continue
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                if current.strip():
+                    arguments.append(current.strip())
+                return arguments if signature[index + 1:].lstrip().startswith("->") else None
+        if depth == 1 and char == ",":
+            arguments.append(current.strip())
+            current = ""
+        elif depth >= 1:
+            current += char
+    return None

@@ -37,7 +37,7 @@ from mwbmigrate.analysis.override_sites import (
     plan_block,
 )
 from mwbmigrate.analysis.receivers import FunctionFacts, all_params, old_method_call, override_argument
-from mwbmigrate.codemods._shared import function_facts
+from mwbmigrate.codemods._shared import function_facts, union_members
 from mwbmigrate.codemods.base import MigrationCodemod
 from mwbmigrate.codemods.core_runtime import MoveCoreOntoRuntime
 from mwbmigrate.codemods.override_moves import MoveOverridesToTheirForward
@@ -230,11 +230,7 @@ class ReportSemanticRisks(MigrationCodemod):
             if param.annotation is None:
                 continue
             annotation = param.annotation.annotation
-            members: list[cst.BaseExpression] = []
-            if isinstance(annotation, cst.Subscript) and m.matches(annotation.value, m.Name("Union") | m.Attribute(attr=m.Name("Union"))):
-                members = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
-            elif isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
-                members = [annotation.left, annotation.right]
+            members = union_members(annotation)  # `None` is no member: `X | None` is `Optional[X]`
             if len(members) > 1 and any(self.names_old_class(member) for member in members):
                 names.add(param.name.value)
         return names

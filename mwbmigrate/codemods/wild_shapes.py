@@ -27,20 +27,28 @@ prove safe; each such site keeps its code and gets a marker naming what to check
             receiver is not a plain name: kept (or only inlined), its result is not tracked
     MWB136  an attribute of the old object that `ScheduleBatch` does not have (`bid`, `launch_done`, ...)
     MWB137  an attribute that was no field of 0.5.12.post1's `ModelWorkerBatch` (fork-only state)
+    MWB154  (--collapse-compat) a version gate whose side on 0.5.13 cannot be told: kept
+    MWB155  a version-gated override of an SGLang method renamed in 0.5.13 keeps `model_worker_batch`
+    MWB156  `model_worker_batch=` kept in version-gated code, where the callee may take `batch=` now
+
+Version gates (MWB120-122) are `analysis.version_gates`' facts: each gate keeps its function (or
+module-level statement) untouched, every codemod skips it (`MigrationCodemod.on_visit`), and this
+one marks it. With --collapse-compat the engine first calls `collapse_version_gates`, which turns
+each gate into the side that runs on 0.5.13.
 
 Runs right after semantic-review, before any rename, so the old names are still there to see. A
 module whose `ModelWorkerBatch` comes from another project (a JAX port) is left alone entirely.
-The rewriting codemods can share its facts: `imports_foreign_old_class`, `module_facts`,
-`version_gates` and `local_instances` say what they must leave alone.
+The rewriting codemods can share its facts: `imports_foreign_old_class`, `method_classes` and
+`local_instances` say what they must leave alone.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import ScopeProvider
+from libcst.metadata import ClassScope, GlobalScope, ScopeProvider
 
 from mwbmigrate.analysis.old_api import (
     FIELDS_COMPUTED_FROM_REQS,
@@ -48,13 +56,45 @@ from mwbmigrate.analysis.old_api import (
     OLD_CLASS,
     OLD_METHOD,
     OLD_PARAMETER,
+    ONE_SHOT_OVERRIDES,
     RENAMED_FIELDS,
+    UPSTREAM_RENAMED_PARAMETERS,
     ModuleLocation,
     is_sglang_schedule_batch_module,
 )
 from mwbmigrate.analysis.receivers import all_params, old_method_call
+from mwbmigrate.analysis.version_gates import (
+    _OLD_TOKEN,
+    CATCHES_MISSING_NAME,
+    OLD_TOKENS,
+    NewWorld,
+    VersionGates,
+    feature_check,
+    following,
+    handler_types,
+    leaves_block,
+    mentions_gate,
+    new_api_bool,
+    new_api_value,
+    uses_old_api,
+)
+from mwbmigrate.analysis.version_gates import (
+    dotted as _dotted,
+)
+from mwbmigrate.analysis.version_gates import (
+    imports_old_class as _imports_old_class,
+)
+from mwbmigrate.analysis.version_gates import (
+    last_name as _last_name,
+)
+from mwbmigrate.analysis.version_gates import (
+    simple_statements as _simple_statements,
+)
+from mwbmigrate.analysis.version_gates import (
+    string_value as _string_value,
+)
 from mwbmigrate.codemods._shared import function_facts, param_holds_old_object
-from mwbmigrate.codemods.base import MigrationCodemod
+from mwbmigrate.codemods.base import MigrationCodemod, tidy_block_start
 
 # The 51 fields of 0.5.12.post1's ModelWorkerBatch (migration spec, section 2).
 OLD_OBJECT_FIELDS = frozenset({
@@ -102,50 +142,20 @@ COPY_CALLS = frozenset({
     "torch.save",
 })
 MOCK_FACTORIES = frozenset({"Mock", "MagicMock", "AsyncMock", "NonCallableMock", "NonCallableMagicMock", "create_autospec"})
-FEATURE_CHECKS = frozenset({"hasattr", "getattr"})
-# What a `try` around an import catches when it is a version guard.
-GUARD_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "Exception"})
-# Identifiers that read the environment or the installed version.
-_SWITCH_WORDS = re.compile(r"^(environ|getenv|envs|__version__)$|(^|_)env(_var)?(_|$)")
-_OLD_TOKEN = re.compile(rf"\b({OLD_CLASS}|{OLD_METHOD}|{OLD_PARAMETER})\b")
-OLD_TOKENS = frozenset({OLD_CLASS, OLD_METHOD, OLD_PARAMETER})
 
 KEPT_IN_GATE = "old API kept in version-gated code"
-
-
-def _dotted(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr.value}" if base else None
-    return None
-
-
-def _string_value(node: cst.CSTNode) -> str | None:
-    if isinstance(node, cst.SimpleString):
-        try:
-            value = node.evaluated_value
-        except Exception:  # noqa: BLE001 - an odd literal is simply not a key
-            return None
-        return value if isinstance(value, str) else None
-    return None
-
-
-def _last_name(func: cst.BaseExpression) -> str | None:
-    if isinstance(func, cst.Name):
-        return func.value
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return None
-
-
-def feature_check(node: cst.CSTNode) -> str | None:
-    """The old-API name a `hasattr(x, "get_model_worker_batch")`-style call tests for, if it is one."""
-    if not isinstance(node, cst.Call) or _last_name(node.func) not in FEATURE_CHECKS or len(node.args) < 2:
-        return None
-    name = _string_value(node.args[1].value)
-    return name if name in (OLD_METHOD, OLD_CLASS) else None
+# MWB137: what an access to a fork-only attribute does now that it reaches the live batch.
+ACCESS_CONSEQUENCES = {
+    "read": "reading it now reads the live batch (AttributeError where it was never set there)",
+    "set": "setting it now mutates the live batch",
+    "update": "updating it now reads and mutates the live batch",
+}
+# --collapse-compat: what each kind of gate it could not collapse is called in its marker.
+NOT_COLLAPSED = {
+    "MWB120": "a feature check", "MWB121": "an ImportError-guarded import", "MWB122": "an environment or version switch",
+}
+# What wild-shapes still reports inside a gated region: the gates themselves.
+GATE_CODES = frozenset({"MWB120", "MWB121", "MWB122", "MWB154", "MWB155", "MWB156"})
 
 
 # -- facts other codemods can share ---------------------------------------------------------------
@@ -171,54 +181,17 @@ def imports_foreign_old_class(module: cst.Module, location: ModuleLocation) -> b
     return imports.foreign
 
 
-@dataclass
-class ModuleFacts:
-    guarded_imports: set[int]  # ids of `from ... import ModelWorkerBatch` under try/except ImportError
-    switch_names: dict[str, str]  # flag (name or dotted attribute) -> review code of what it tests
-    method_classes: set[str]  # classes of this module that define get_model_worker_batch
+def method_classes(module: cst.Module) -> set[str]:
+    """Classes of this module that define their own `get_model_worker_batch` (adapters, fakes)."""
+    found: set[str] = set()
 
-
-def module_facts(module: cst.Module) -> ModuleFacts:
-    """Guarded imports, module flags that tell the APIs apart, and classes with their own old method."""
-    facts = ModuleFacts(set(), {}, set())
-
-    class _Facts(cst.CSTVisitor):
-        def visit_Try(self, node: cst.Try) -> None:
-            def catches(handler: cst.ExceptHandler) -> bool:
-                if handler.type is None:
-                    return True
-                types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [cst.Element(handler.type)]
-                return any(_dotted(t.value) in GUARD_EXCEPTIONS for t in types)
-
-            guarded = [s for s in _simple_statements(node.body) if isinstance(s, cst.ImportFrom) and _imports_old_class(s)]
-            if not guarded or not any(catches(h) for h in node.handlers):
-                return
-            facts.guarded_imports.update(id(s) for s in guarded)
-            blocks = [node.body, *(h.body for h in node.handlers), *([node.orelse.body] if node.orelse else [])]
-            for block in blocks:
-                for statement in _simple_statements(block):
-                    if isinstance(statement, cst.Assign):
-                        for target in statement.targets:
-                            name = _dotted(target.target)
-                            if name and name != OLD_CLASS:
-                                facts.switch_names.setdefault(name, "MWB121")
-
-        def visit_Assign(self, node: cst.Assign) -> None:
-            found = _contains(node.value)
-            code = "MWB120" if found.feature_check else "MWB122" if found.environment else None
-            if code is None:
-                return
-            for target in node.targets:
-                name = _dotted(target.target)
-                if name:
-                    facts.switch_names.setdefault(name, code)
-
+    class _Classes(cst.CSTVisitor):
         def visit_ClassDef(self, node: cst.ClassDef) -> None:
             if _defines_old_method(node):
-                facts.method_classes.add(node.name.value)
+                found.add(node.name.value)
 
-    module.visit(_Facts())
-    return facts
+    module.visit(_Classes())
+    return found
 
 
 def local_instances(function: cst.FunctionDef, method_classes: set[str]) -> dict[str, str]:
@@ -241,62 +214,15 @@ def local_instances(function: cst.FunctionDef, method_classes: set[str]) -> dict
     return found
 
 
-def version_gates(region: cst.CSTNode, switch_names: dict[str, str]) -> list[tuple[cst.CSTNode, str, str]]:
-    """The statements of a function (or module-level `if`) that pick between the old and new API."""
-    scan = _Scan(region, switch_names)
-    region.visit(scan)
-    return scan.gates
-
-
-class _Contains(cst.CSTVisitor):
-    """Whether a subtree holds an old-API token, a feature check, or a read of the environment."""
-
-    def __init__(self, switch_names: dict[str, str] | None = None) -> None:
-        self.switch_names = switch_names or {}
-        self.old_api = False
-        self.feature_check: str | None = None  # the old-API name a hasattr/getattr tests for
-        self.environment = False
-        self.switch_codes: set[str] = set()
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value in OLD_TOKENS:
-            self.old_api = True
-        if _SWITCH_WORDS.search(node.value):
-            self.environment = True
-        if node.value in self.switch_names:
-            self.switch_codes.add(self.switch_names[node.value])
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        dotted = _dotted(node)
-        if dotted in self.switch_names:
-            self.switch_codes.add(self.switch_names[dotted])
-
-    def visit_SimpleString(self, node: cst.SimpleString) -> None:
-        if _OLD_TOKEN.search(node.value):
-            self.old_api = True
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.feature_check = self.feature_check or feature_check(node)
-        if _last_name(node.func) == "version" and node.args and _string_value(node.args[0].value) == "sglang":
-            self.environment = True
-
-
-def _contains(node: cst.CSTNode, switch_names: dict[str, str] | None = None) -> _Contains:
-    found = _Contains(switch_names)
-    node.visit(found)
-    return found
-
-
 class _Scan(cst.CSTVisitor):
-    """Old-API tokens of one region, each with its innermost statement, and the region's gates."""
+    """Old-API tokens of one function (nested definitions excepted), each with its innermost
+    statement, and the statement of every Name."""
 
-    def __init__(self, root: cst.CSTNode, switch_names: dict[str, str]) -> None:
+    def __init__(self, root: cst.CSTNode) -> None:
         self.root = root
-        self.switch_names = switch_names
         self.statements: list[cst.CSTNode] = []
         self.tokens: list[tuple[cst.CSTNode, cst.CSTNode]] = []  # (Name or SimpleString, statement)
         self.names: dict[cst.Name, cst.CSTNode] = {}  # every Name -> its statement
-        self.gates: list[tuple[cst.CSTNode, str, str]] = []  # (statement, code, reason)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node is not self.root:
@@ -305,32 +231,12 @@ class _Scan(cst.CSTVisitor):
             node is self.root and isinstance(node, cst.FunctionDef)
         ):
             self.statements.append(node)
-            self._check_gate(node)
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         if self.statements and self.statements[-1] is original_node:
             self.statements.pop()
         super().on_leave(original_node)
-
-    def _check_gate(self, statement: cst.CSTNode) -> None:
-        header = statement.test if isinstance(statement, (cst.If, cst.While)) else statement
-        if isinstance(statement, cst.BaseCompoundStatement) and header is statement:
-            return  # a def/for/with/try header is never the gate itself
-        found = _contains(header, self.switch_names)
-        if found.feature_check:
-            self.gates.append((statement, "MWB120", f"feature check on `{found.feature_check}`: kept working on both APIs; remove the legacy branch once 0.5.13 is the minimum"))
-            return
-        if not isinstance(statement, cst.If):
-            return
-        # An `if` on a flag or the environment gates the API only when its branches use the old one.
-        if "MWB120" in found.switch_codes or "MWB121" in found.switch_codes:
-            if _contains(statement).old_api:
-                code = "MWB120" if "MWB120" in found.switch_codes else "MWB121"
-                self.gates.append((statement, code, "branch on a flag that tells the two APIs apart: kept working on both APIs"))
-        elif found.environment or "MWB122" in found.switch_codes:
-            if _contains(statement).old_api:
-                self.gates.append((statement, "MWB122", "old API chosen by an environment variable or version switch: kept working on both APIs"))
 
     def visit_Name(self, node: cst.Name) -> None:
         if self.statements:
@@ -341,6 +247,30 @@ class _Scan(cst.CSTVisitor):
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
         if _OLD_TOKEN.search(node.value) and self.statements:
             self.tokens.append((node, self.statements[-1]))
+
+
+def region_tokens(region: cst.CSTNode) -> list[tuple[cst.CSTNode, cst.CSTNode]]:
+    """Old-API tokens of a gated region (nested definitions included), each with its innermost
+    statement; a token of a `def` line (a parameter) belongs to the `def`."""
+    found: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+    statements: list[cst.CSTNode] = []
+
+    class _Tokens(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                statements.append(node)
+            if isinstance(node, cst.Name) and node.value in OLD_TOKENS:
+                found.append((node, statements[-1]))
+            if isinstance(node, cst.SimpleString) and _OLD_TOKEN.search(node.value):
+                found.append((node, statements[-1]))
+            return True
+
+        def on_leave(self, original_node: cst.CSTNode) -> None:
+            if statements and statements[-1] is original_node:
+                statements.pop()
+
+    region.visit(_Tokens())
+    return found
 
 
 @dataclass
@@ -361,26 +291,28 @@ class ReportWildShapes(MigrationCodemod):
     def applies_to(cls, text, state):
         return OLD_PARAMETER in text or OLD_CLASS in text
 
+    # It visits gated regions (to put its markers there) but reports nothing else inside them:
+    # the code stays as it is, so no rewrite hazard applies.
+    SKIPS_GATED_REGIONS = False
+
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._foreign = False
-        self._guarded_imports: set[int] = set()  # ImportFrom nodes under try/except ImportError
-        self._guarded_names: set[cst.CSTNode] = set()  # Name nodes binding or reading a guarded import
-        self._switch_names: dict[str, str] = {}  # module-level flag -> code of what it tests
         self._patch_functions: set[str] = set()  # functions that take the old object (monkeypatch wrappers)
         self._method_classes: set[str] = set()  # classes of this module defining get_model_worker_batch
         self._classes: list[tuple[str, bool]] = []  # (name, defines the old method)
         self._functions: list[_Function] = []
         self._accesses: set[cst.Name] = set()  # Names that read the old object
 
+    def review(self, node: cst.CSTNode, code: str, reason: str, suggestion: str = "") -> None:
+        if self.in_gated_region() and code not in GATE_CODES:
+            return
+        super().review(node, code, reason, suggestion)
+
     # -- module facts ---------------------------------------------------------------------------
     # A module importing another project's ModelWorkerBatch never reaches any codemod: the engine
     # checks `imports_foreign_old_class` once, before the first.
     def visit_Module(self, node: cst.Module) -> None:
-        facts = module_facts(node)
-        self._guarded_imports = facts.guarded_imports
-        self._switch_names = facts.switch_names
-        self._method_classes = facts.method_classes
+        self._method_classes = method_classes(node)
         codemod = self
 
         class _Wrappers(cst.CSTVisitor):
@@ -394,19 +326,49 @@ class ReportWildShapes(MigrationCodemod):
                     codemod._patch_functions.add(function.name.value)
 
         node.visit(_Wrappers())
-        scope = self.get_metadata(ScopeProvider, node, None)
-        if scope is None:
+        self._report_gates(self.state.version_gates(node))
+
+    # -- shape 1: version gates (analysis.version_gates) -----------------------------------------
+    def _report_gates(self, gates: VersionGates) -> None:
+        """Mark each gate, and every old-API token of the regions they keep (nothing there is rewritten)."""
+        gate_statements = set()
+        for gate in gates.gates:
+            gate_statements.add(id(gate.statement))
+            if self.state.collapse_compat and _is_flag_definition(gate.statement):
+                continue  # its readers were collapsed; it is merely false on 0.5.13, and others may import it
+            if isinstance(gate.statement, cst.Try):
+                for line in gate.statement.body.body if isinstance(gate.statement.body, cst.IndentedBlock) else ():
+                    if isinstance(line, cst.SimpleStatementLine) and any(s in gates.guarded_imports for s in line.body):
+                        gate_statements.add(id(line))
+                        self._review_gate(line, gate.code, gate.reason)
+            else:
+                self._review_gate(gate.statement, gate.code, gate.reason)
+        for region in gates.regions:
+            code = gates.region_codes[id(region)]
+            if isinstance(region, cst.FunctionDef):
+                self._report_kept_parameter(region)
+            for token, statement in region_tokens(region):
+                if id(statement) not in gate_statements:
+                    self._review_gate(statement, code, KEPT_IN_GATE)
+                if isinstance(token, cst.Name) and token.value == OLD_PARAMETER and _is_keyword(token, statement):
+                    self.review(statement, "MWB156", f"`{OLD_PARAMETER}=` kept in version-gated code: a callee whose parameter the migration renamed (this project's, or SGLang 0.5.13's) now takes `batch=`")
+
+    def _review_gate(self, statement: cst.CSTNode, code: str, reason: str) -> None:
+        if self.state.collapse_compat:
+            # What --collapse-compat left: it cannot tell which side runs on the new API.
+            kind = NOT_COLLAPSED[code]
+            code, reason = "MWB154", (
+                f"{kind} kept: --collapse-compat cannot tell what it runs on 0.5.13" if reason != KEPT_IN_GATE
+                else f"old API kept: it is gated by {kind} that --collapse-compat could not resolve"
+            )
+        self.review(statement, code, reason)
+
+    def _report_kept_parameter(self, function: cst.FunctionDef) -> None:
+        """A gated SGLang method override keeps `model_worker_batch`, which 0.5.13 passes as `batch=`."""
+        if function.name.value not in UPSTREAM_RENAMED_PARAMETERS:
             return
-        guarded_local = {
-            assignment.name for assignment in scope.assignments
-            if isinstance(assignment.node, cst.ImportFrom) and id(assignment.node) in self._guarded_imports
-        }
-        for name in guarded_local:
-            for assignment in scope.assignments[name]:
-                if isinstance(assignment.node, cst.Name):
-                    self._guarded_names.add(assignment.node)
-                for reference in assignment.references:
-                    self._guarded_names.add(reference.node)
+        if any(p.name.value == OLD_PARAMETER for p in all_params(function.params)):
+            self.review(function, "MWB155", f"`{function.name.value}` keeps `{OLD_PARAMETER}` in version-gated code: SGLang 0.5.13 and the migrated keyword callers pass it as `batch=`")
 
     # -- scopes ---------------------------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -419,11 +381,10 @@ class ReportWildShapes(MigrationCodemod):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if node.name.value == OLD_METHOD:
             self._report_definition(node)
-        scan = _Scan(node, self._switch_names)
+        scan = _Scan(node)
         node.visit(scan)
         tokens = dict(scan.tokens)
         self._functions.append(_Function(node, tokens, scan.names, local_instances(node, self._method_classes)))
-        self._mark_region(scan)
         facts = function_facts(self, node)
         self._accesses |= facts.old_object_accesses()
         self._report_unproven_locals(node, facts, tokens)
@@ -431,25 +392,6 @@ class ReportWildShapes(MigrationCodemod):
     def leave_FunctionDef(self, original_node, updated_node):
         self._functions.pop()
         return updated_node
-
-    def visit_If(self, node: cst.If) -> None:
-        if not self._functions and not any(isinstance(a, cst.If) for a in self._ancestors[:-1]):
-            # A module-level gate: the region is the `if` statement itself.
-            scan = _Scan(node, self._switch_names)
-            node.visit(scan)
-            self._mark_region(scan)
-
-    def _mark_region(self, scan: _Scan) -> None:
-        if not scan.gates:
-            return
-        gate_statements = set()
-        for statement, code, reason in scan.gates:
-            gate_statements.add(id(statement))
-            self.review(statement, code, reason)
-        code = scan.gates[0][1]
-        for _, statement in scan.tokens:
-            if id(statement) not in gate_statements:
-                self.review(statement, code, KEPT_IN_GATE)
 
     # -- shape 2: definitions and the calls that reach them --------------------------------------
     def _report_definition(self, node: cst.FunctionDef) -> None:
@@ -521,16 +463,6 @@ class ReportWildShapes(MigrationCodemod):
                     self.review(used, "MWB134", f"`{OLD_PARAMETER}` kept: not merged into a receiver (see where it is bound)")
 
     # -- per-node checks ------------------------------------------------------------------------
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if id(node) in self._guarded_imports:
-            self.review(node, "MWB121", f"`{OLD_CLASS}` imported under try/except ImportError: kept so both APIs keep working")
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node in self._guarded_names:
-            parent = self.parent(node)
-            if not isinstance(parent, cst.ImportAlias):
-                self.review(node, "MWB121", f"uses the ImportError-guarded `{OLD_CLASS}`: kept")
-
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             self._check_assigned(node, target.target, node.value)
@@ -616,9 +548,9 @@ class ReportWildShapes(MigrationCodemod):
             elif _dotted(node.args[2].value) in self._patch_functions:
                 self.review(node, "MWB125", _patch_reason(f"{_code(node.args[0].value)}.{name}", f"`{_dotted(node.args[2].value)}`"))
         if callee in ("issubclass",) and len(node.args) >= 2 and self._mentions_old_class(node.args[1].value):
-            self.review(node, "MWB133", f"`issubclass(..., {OLD_CLASS})` would become a test against ScheduleBatch, which the old test never matched")
+            self.review(node, "MWB133", f"`issubclass(..., {OLD_CLASS})` now tests against ScheduleBatch, which the old test never matched")
         if callee == "register" and node.args and self.names_old_class(node.args[0].value):
-            self.review(node, "MWB133", f"handler registered for `{OLD_CLASS}`: after the rewrite it is registered for ScheduleBatch, possibly twice")
+            self.review(node, "MWB133", f"handler registered for `{OLD_CLASS}` is now registered for ScheduleBatch, possibly twice")
         for arg in node.args:
             keyword = arg.keyword.value if arg.keyword is not None else None
             if keyword == OLD_METHOD:
@@ -681,10 +613,23 @@ class ReportWildShapes(MigrationCodemod):
     def _check_field(self, node: cst.CSTNode, field: str) -> None:
         if field.startswith("__") or field in RENAMED_FIELDS or field in FIELDS_COMPUTED_FROM_REQS:
             return  # dunders are not fields; field-renames handles the renamed and computed ones
+        if field in ONE_SHOT_OVERRIDES:
+            return  # ScheduleBatch has all three in 0.5.13 (semantic-review judges their use)
         if field in MISSING_FIELDS:
             self.review(node, "MWB136", f"`{field}`: {MISSING_FIELDS[field]}")
         elif field not in OLD_OBJECT_FIELDS:
-            self.review(node, "MWB137", f"`{field}` is no field of 0.5.12.post1's {OLD_CLASS} (fork-only?): ScheduleBatch may not have it, and setting it now mutates the live batch")
+            self.review(node, "MWB137", f"`{field}` is no field of 0.5.12.post1's {OLD_CLASS} (fork-only?): ScheduleBatch may not have it, and {ACCESS_CONSEQUENCES[self._access_kind(node)]}")
+
+    def _access_kind(self, node: cst.CSTNode) -> str:
+        """Whether an attribute (or a getattr/hasattr/setattr call) reads, sets or updates it."""
+        if isinstance(node, cst.Call):
+            return "set" if _last_name(node.func) == "setattr" else "read"
+        parent = self.parent(node)
+        if isinstance(parent, cst.AugAssign) and parent.target is node:
+            return "update"
+        if isinstance(parent, (cst.AssignTarget, cst.Del)) or (isinstance(parent, cst.AnnAssign) and parent.target is node):
+            return "set"
+        return "read"
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         operands = [node.left, *(c.comparator for c in node.comparisons)]
@@ -695,11 +640,11 @@ class ReportWildShapes(MigrationCodemod):
             for o in operands
         )
         if type_of and any(self.names_old_class(o) for o in operands):
-            self.review(node, "MWB133", f"exact type test against `{OLD_CLASS}` would become a test against ScheduleBatch, which the old test never matched")
+            self.review(node, "MWB133", f"exact type test against `{OLD_CLASS}` now tests against ScheduleBatch, which the old test never matched")
 
     def visit_DictElement(self, node: cst.DictElement) -> None:
         if self.names_old_class(node.key):
-            self.review(node, "MWB133", f"`{OLD_CLASS}` used as a key: after the rewrite it is ScheduleBatch, which may already be a key")
+            self.review(node, "MWB133", f"`{OLD_CLASS}` used as a key is now ScheduleBatch, which may already be a key")
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
         value = _string_value(node)
@@ -712,7 +657,7 @@ class ReportWildShapes(MigrationCodemod):
         in_attr_call = isinstance(parent, cst.Call) and _last_name(parent.func) in ("hasattr", "getattr", "setattr")
         if (value == OLD_METHOD or value.endswith("." + OLD_METHOD)) and not in_attr_call:
             self.review(node, "MWB128", f'"{value}" patched or mocked: 0.5.13 code never calls it')
-        elif value.endswith("." + OLD_CLASS):
+        elif value.endswith("." + OLD_CLASS) and not any(isinstance(a, cst.Annotation) for a in self._ancestors):  # a string annotation is no patch target
             self.review(node, "MWB128", f'"{value}" patched or mocked: the class is gone in 0.5.13')
         elif is_sglang_schedule_batch_module(value, self.state.location) and not value.startswith(".") and self._statement_mentions_module_stub(node):
             self.review(node, "MWB127", f"stub of SGLang's schedule_batch module: 0.5.13 code imports ScheduleBatch from it, never {OLD_CLASS}")
@@ -750,21 +695,8 @@ def _code(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
 
 
-def _simple_statements(block: cst.BaseSuite) -> list[cst.BaseSmallStatement]:
-    lines = block.body if isinstance(block, cst.IndentedBlock) else [block]
-    result: list[cst.BaseSmallStatement] = []
-    for line in lines:
-        if isinstance(line, cst.SimpleStatementLine):
-            result.extend(line.body)
-        elif isinstance(line, cst.SimpleStatementSuite):
-            result.extend(line.body)
-    return result
 
 
-def _imports_old_class(node: cst.ImportFrom) -> bool:
-    return not isinstance(node.names, cst.ImportStar) and any(
-        isinstance(a.name, cst.Name) and a.name.value == OLD_CLASS for a in node.names
-    )
 
 
 def _defines_old_method(node: cst.ClassDef) -> bool:
@@ -827,3 +759,352 @@ def _binding_kind(statement: cst.CSTNode) -> str:
                 return "is bound by tuple unpacking"
             return f"is bound from `{_code(small.value)}`"
     return "is bound here"
+
+
+# -- --collapse-compat: each gate becomes what it runs on the new API ------------------------------
+def collapse_version_gates(module: cst.Module, state) -> cst.Module:
+    """`if hasattr(batch, "get_model_worker_batch"): <old> else: <new>` -> `<new>`; a guarded
+    `try: from ... import ModelWorkerBatch / except ImportError: ModelWorkerBatch = None` -> removed
+    once nothing reads the name; `ModelWorkerBatch is not None and isinstance(x, ModelWorkerBatch)`
+    -> False, as on 0.5.13. A gate whose new-API side cannot be told is left (wild-shapes: MWB154).
+    """
+    wrapper = state.metadata_for(module)
+    collapsed = wrapper.visit(_CollapseTests(state.version_gates(module), _new_world(wrapper, state.version_gates(module))))
+    if collapsed.deep_equals(module):
+        return module
+    # Second round, on the collapsed module: the guarded imports and the local feature-check
+    # flags nothing reads any more.
+    wrapper = state.metadata_for(collapsed)
+    collapsed = wrapper.visit(_CollapseImports(state.version_gates(collapsed)))
+    return state.metadata_for(collapsed).visit(_DropDeadFlags())
+
+
+def _new_world(wrapper, gates: VersionGates) -> NewWorld:
+    scopes = wrapper.resolve(ScopeProvider)
+    # id(Name bound by a plain assignment in a guarded try) -> the literal it gets on 0.5.13
+    # ("True", "False", "None"), or None when that assignment does not run there (or is no literal).
+    on_new_api: dict[int, str | None] = {}
+    for statement in _guarded_trys(gates):
+        handler = _handler_on_new_api(statement)
+        for block, runs in ((statement.body, False), *((h.body, h is handler) for h in statement.handlers)):
+            smalls = _simple_statements(block)
+            if block is statement.body:  # what runs before the import that fails runs on 0.5.13 too
+                first = next((i for i, small in enumerate(smalls) if small in gates.guarded_imports), 0)
+                smalls = smalls[first:]
+            for small in smalls:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                    literal = small.value.value if isinstance(small.value, cst.Name) else None
+                    on_new_api[id(small.targets[0].target)] = literal if runs and literal in ("True", "False", "None") else None
+    module_scope = scopes.get(wrapper.module)
+    none_names = set()
+    for name in gates.guarded_names:
+        # None on 0.5.13 only when every binding besides the import is the handler's `= None`.
+        bindings = [a for a in module_scope.assignments[name] if not isinstance(a.node, cst.ImportFrom)] if module_scope else []
+        if bindings and all(on_new_api.get(id(a.node)) == "None" for a in bindings):
+            none_names.add(name)
+    world = NewWorld(none_names=frozenset(none_names), own_old_method=bool(method_classes(wrapper.module)))
+    flag_values: dict[int, bool | None] = {}
+
+    def name_value(node: cst.BaseExpression) -> bool | None:
+        """A flag bound once, from a test whose value on 0.5.13 is known (or a guarded try's handler)."""
+        if not isinstance(node, cst.Name):
+            return None  # attributes (`self.legacy`) can be rebound anywhere
+        scope = scopes.get(node)
+        if scope is None:
+            return None
+        assignments = list(scope[node.value])
+        if not assignments or not all(isinstance(a.node, cst.Name) for a in assignments):
+            return None
+        if all(id(a.node) in on_new_api for a in assignments):
+            # A flag set in a guarded try: its value is what the handler sets (the one that runs).
+            literals = [on_new_api[id(a.node)] for a in assignments if on_new_api[id(a.node)] is not None]
+            return {"True": True, "False": False, "None": False}[literals[0]] if len(literals) == 1 else None
+        if len(assignments) != 1:
+            return None
+        key = id(assignments[0].node)
+        if key not in flag_values:
+            flag_values[key] = None  # a cycle reads as unknown
+            value = _assigned_value(wrapper.module, assignments[0].node)
+            flag_values[key] = new_api_value(value, world) if value is not None else None
+        return flag_values[key]
+
+    return NewWorld(none_names=world.none_names, names=name_value, own_old_method=world.own_old_method)
+
+
+def _assigned_value(module: cst.Module, target: cst.Name) -> cst.BaseExpression | None:
+    """The value of `target = value` (a plain, single-target assignment), found by identity."""
+
+    class _Find(cst.CSTVisitor):
+        value: cst.BaseExpression | None = None
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if len(node.targets) == 1 and node.targets[0].target is target:
+                self.value = node.value
+
+    finder = _Find()
+    module.visit(finder)
+    return finder.value
+
+
+def _guarded_trys(gates: VersionGates) -> list[cst.Try]:
+    return [g.statement for g in gates.gates if isinstance(g.statement, cst.Try)]
+
+
+def _handler_on_new_api(node: cst.Try) -> cst.ExceptHandler | None:
+    """The handler that runs when 0.5.13 raises ImportError for the guarded name: the first that
+    catches it, if every one before it is known not to (ModuleNotFoundError does not)."""
+    for handler in node.handlers:
+        types = handler_types(handler)
+        if types is None or types & CATCHES_MISSING_NAME:
+            return handler
+        if not types <= {"ModuleNotFoundError", "AttributeError", "TypeError", "ValueError", "KeyError", "OSError"}:
+            return None
+    return None
+
+
+def _as_statements(block: cst.BaseSuite, leading: Sequence[cst.EmptyLine]) -> list[cst.BaseStatement]:
+    if isinstance(block, cst.SimpleStatementSuite):
+        statements: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=block.body)]
+    else:
+        statements = list(block.body)
+    if statements:
+        statements[0] = statements[0].with_changes(leading_lines=[*leading, *statements[0].leading_lines])
+    return statements
+
+
+class _TidyBlocks(cst.CSTTransformer):
+    """A block whose first statement went starts without the blank lines that followed it, and a
+    block left empty holds `pass`."""
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+        if original_node.body and not updated_node.body:
+            return updated_node.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+        return updated_node.with_changes(body=tidy_block_start(original_node.body, updated_node.body))
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        return updated_node.with_changes(body=tidy_block_start(original_node.body, updated_node.body))
+
+
+class _CollapseTests(_TidyBlocks):
+    """Gated `if` statements and conditional expressions become their side that runs on 0.5.13."""
+
+    METADATA_DEPENDENCIES = (ScopeProvider,)
+
+    def __init__(self, gates: VersionGates, world: NewWorld) -> None:
+        super().__init__()
+        self.gates = {id(g.statement): g for g in gates.gates}
+        self.gate_nodes = [g.statement for g in gates.gates]  # keeps the ids above taken
+        self.world = world
+        self.blocks: list[cst.CSTNode] = []
+        self.in_gate = 0  # gate statements around the node
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.IndentedBlock, cst.Module)):
+            self.blocks.append(node)
+        if id(node) in self.gates:
+            self.in_gate += 1
+        return super().on_visit(node)
+
+    def on_leave(self, original_node, updated_node):
+        result = super().on_leave(original_node, updated_node)
+        if id(original_node) in self.gates:
+            self.in_gate -= 1
+        if self.blocks and self.blocks[-1] is original_node:
+            self.blocks.pop()
+        return result
+
+    def _fold(self, original_node: cst.BaseExpression, updated_node: cst.BaseExpression) -> cst.BaseExpression:
+        """`ModelWorkerBatch is not None and isinstance(x, ModelWorkerBatch)` -> `False`, as on 0.5.13."""
+        if not self.in_gate or not mentions_gate(original_node, self.world):
+            return updated_node
+        value = new_api_bool(original_node, self.world)
+        if value is None:
+            return updated_node
+        return cst.Name(str(value), lpar=updated_node.lpar, rpar=updated_node.rpar)
+
+    def leave_BooleanOperation(self, original_node, updated_node):
+        return self._fold(original_node, updated_node)
+
+    def leave_Comparison(self, original_node, updated_node):
+        return self._fold(original_node, updated_node)
+
+    def leave_UnaryOperation(self, original_node, updated_node):
+        return self._fold(original_node, updated_node)
+
+    def leave_IfExp(self, original_node: cst.IfExp, updated_node: cst.IfExp) -> cst.BaseExpression:
+        value = new_api_value(original_node.test, self.world) if self.in_gate else None
+        if value is None:
+            return updated_node
+        kept = updated_node.body if value else updated_node.orelse
+        if updated_node.lpar and not kept.lpar:
+            kept = kept.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
+        return kept
+
+    def leave_If(self, original_node: cst.If, updated_node: cst.If):
+        gate = self.gates.get(id(original_node))
+        if gate is None:
+            return updated_node
+        branch: cst.If | cst.Else | None = updated_node
+        original: cst.If | cst.Else | None = original_node
+        first = True
+        while isinstance(branch, cst.If):
+            value = new_api_value(original.test, self.world)
+            if value is None and first and gate.code == "MWB122":
+                value = self._environment_side(original_node)
+            if value is None:
+                if first:
+                    return updated_node
+                # The branches before were false on 0.5.13: the chain starts here.
+                return branch.with_changes(leading_lines=updated_node.leading_lines)
+            if value:
+                return cst.FlattenSentinel(_as_statements(branch.body, updated_node.leading_lines)) if _has_statements(branch.body) else cst.RemoveFromParent()
+            branch, original, first = branch.orelse, original.orelse, False
+        if isinstance(branch, cst.Else) and _has_statements(branch.body):
+            return cst.FlattenSentinel(_as_statements(branch.body, updated_node.leading_lines))
+        return cst.RemoveFromParent()
+
+    def _environment_side(self, node: cst.If) -> bool | None:
+        """Which side of an environment or version switch is the new API: the one that does not
+        use the old API. Without an `else`, only a body that uses the old API and leaves the block
+        can go (what follows is the new side)."""
+        if isinstance(node.orelse, cst.If):
+            return None
+        body_old = uses_old_api(node.body)
+        if node.orelse is not None:
+            other_old = uses_old_api(node.orelse)
+        elif leaves_block(node.body):
+            other_old = uses_old_api(*following(self.blocks[-1] if self.blocks else None, node))
+            if not body_old:
+                return None  # the legacy code follows the gate
+        else:
+            return None
+        return None if body_old == other_old else not body_old
+
+
+
+def _is_keyword(name: cst.Name, statement: cst.CSTNode) -> bool:
+    """Whether `name` is the keyword of an argument (`f(model_worker_batch=...)`) within `statement`."""
+
+    class _Keywords(cst.CSTVisitor):
+        found = False
+
+        def visit_Arg(self, arg: cst.Arg) -> None:
+            self.found = self.found or arg.keyword is name
+
+    finder = _Keywords()
+    statement.visit(finder)
+    return finder.found
+
+
+def _has_statements(block: cst.BaseSuite) -> bool:
+    return bool(block.body)
+
+
+class _CollapseImports(_TidyBlocks):
+    """A guarded `try` becomes its handler (less the `None` fallbacks) once nothing reads the names."""
+
+    def __init__(self, gates: VersionGates) -> None:
+        super().__init__()
+        self._all_names: set[str] = set()
+        self.gates = gates
+        self.trys = [g.statement for g in gates.gates if isinstance(g.statement, cst.Try)]
+
+    def leave_Try(self, original_node: cst.Try, updated_node: cst.Try):
+        if not any(t is original_node for t in self.trys):
+            return updated_node
+        first = original_node.body.body[0] if isinstance(original_node.body, cst.IndentedBlock) and original_node.body.body else None
+        if not (isinstance(first, cst.SimpleStatementLine) and first.body[0] in self.gates.guarded_imports):
+            return updated_node  # something runs before the import: it may raise, too
+        handler = _handler_on_new_api(original_node)
+        if handler is None or handler.name is not None:
+            return updated_node
+        names = self._guarded_names_of(original_node)
+        if names is None:
+            return updated_node
+        kept: list[cst.BaseStatement] = []
+        for line in _as_statements(handler.body, ()):
+            if isinstance(line, cst.SimpleStatementLine):
+                body = [s for s in line.body if not _binds_only(s, names)]
+                if not body:
+                    continue
+                line = line.with_changes(body=[*body[:-1], body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+            kept.append(line)
+        if original_node.finalbody is not None:
+            kept += _as_statements(original_node.finalbody.body, ())
+        if not kept:
+            return cst.RemoveFromParent()
+        kept[0] = kept[0].with_changes(leading_lines=[*updated_node.leading_lines, *kept[0].leading_lines])
+        return cst.FlattenSentinel(kept)
+
+    def _guarded_names_of(self, node: cst.Try) -> set[str] | None:
+        """The names this try's guarded import binds, when nothing outside the try reads them and
+        no `__all__` exports them; None otherwise."""
+        names: set[str] = set()
+        for statement in _simple_statements(node.body):
+            if isinstance(statement, cst.ImportFrom) and statement in self.gates.guarded_imports:
+                for alias in statement.names:
+                    names.add(_code(alias.asname.name) if alias.asname else _code(alias.name))
+        inside = set()
+
+        class _Inside(cst.CSTVisitor):
+            def visit_Name(self, name: cst.Name) -> None:
+                inside.add(id(name))
+
+        node.visit(_Inside())
+        for name in names:
+            for use in self.gates.guarded_names.get(name, ()):
+                if id(use) not in inside:
+                    return None
+        # A name `__all__` exports may be imported from here by other modules: it stays.
+        return None if names & self._all_names else names
+
+    def visit_Module(self, node: cst.Module) -> None:  # type: ignore[override]
+        self._all_names = set()
+        for statement in node.body:
+            for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+                if isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                    if any(isinstance(t, cst.Name) and t.value == "__all__" for t in targets) and small.value is not None:
+                        self._all_names |= {v for e in getattr(small.value, "elements", ()) if (v := _string_value(e.value))}
+
+
+def _binds_only(statement: cst.BaseSmallStatement, names: set[str]) -> bool:
+    return isinstance(statement, cst.Assign) and all(
+        isinstance(t.target, cst.Name) and t.target.value in names for t in statement.targets
+    )
+
+
+class _DropDeadFlags(_TidyBlocks):
+    """`flag = getattr(batch, "get_model_worker_batch", None)` in a function, read by nothing once its
+    tests were collapsed, goes. (A module-level flag stays: other modules may import it.)"""
+
+    METADATA_DEPENDENCIES = (ScopeProvider,)
+
+    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine, updated_node):
+        if len(original_node.body) != 1 or not isinstance(original_node.body[0], cst.Assign):
+            return updated_node
+        assign = original_node.body[0]
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name) or not _pure_feature_check(assign.value):
+            return updated_node
+        target = assign.targets[0].target
+        scope = self.get_metadata(ScopeProvider, target, None)
+        if scope is None or isinstance(scope, (GlobalScope, ClassScope)):
+            return updated_node
+        if any(a.references for a in scope.assignments[target.value]) or target.value in getattr(scope, "_nonlocal_names", ()):
+            return updated_node
+        return cst.RemoveFromParent()
+
+
+def _is_flag_definition(statement: cst.CSTNode) -> bool:
+    """`HAS_OLD = hasattr(ScheduleBatch, "get_model_worker_batch")`: a flag, not old-API code."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return False
+    small = statement.body[0]
+    return isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) and _pure_feature_check(small.value)
+
+
+def _pure_feature_check(node: cst.BaseExpression) -> bool:
+    """`hasattr`/`getattr(x, "get_model_worker_batch"[, None])` on a name or attribute: dropping it changes nothing."""
+    if not isinstance(node, cst.Call) or feature_check(node) is None:
+        return False
+    return all(isinstance(a.value, (cst.Name, cst.Attribute, cst.SimpleString)) and a.keyword is None for a in node.args)

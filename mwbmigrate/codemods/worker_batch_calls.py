@@ -7,9 +7,15 @@
                                                                ->  batch.seq_lens_cpu_cache = E
 
 Aliases (`mwb = model_worker_batch`) and an if/else binding the old object on one branch and the
-batch on the other collapse to the batch. Refused, with review item MWB101, when the receiver is
-rebound before the last use, when a write to `batch.<attr>` sits between the call and a read of the
-old object's `<attr>`, or when the call takes arguments it never had.
+batch on the other collapse to the batch. The old object was a snapshot (analysis.mutations):
+
+    mwb = batch.get_model_worker_batch()
+    batch.seq_lens = new          # certain change before a use: call kept, MWB101
+    batch.prepare_for_decode()    # possible change (a call): rewritten, this line marked MWB141
+    self.last = mwb               # the snapshot escapes: rewritten, this line marked MWB142
+    worker.forward_batch_generation(mwb)
+
+Also refused (MWB101) when the call takes arguments it never had.
 """
 
 from __future__ import annotations
@@ -75,6 +81,9 @@ class DropWorkerBatchCalls(MigrationCodemod):
                 for reference in assignment.references:
                     if isinstance(reference.node, cst.Name):
                         self._refused_uses[reference.node] = name
+        # Rewritten sites where the batch may change before a use of the snapshot, or the snapshot escapes.
+        for statement, code, reason in facts.reviews:
+            self.review(statement, code, reason)
         for name, receiver in facts.aliases.items():
             for assignment in facts.scope.assignments[name]:
                 for reference in assignment.references:

@@ -38,6 +38,8 @@ def dirty_files(paths: list[Path]) -> list[Path]:
 def write_result(result: FileResult) -> str | None:
     """Write one changed file; returns a reason when it could not be written (file left as it was)."""
     path = Path(result.path)
+    if path.is_symlink():  # never written through: the link would become a copy, or its target change unseen
+        return "is a symbolic link; not written through"
     try:
         current = decode_source(path.read_bytes())
         if current.text != result.original:

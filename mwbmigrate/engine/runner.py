@@ -14,9 +14,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable
 
-from mwbmigrate.analysis.old_api import UPSTREAM_RENAMED_PARAMETERS, ModuleLocation
+from mwbmigrate.analysis.old_api import ModuleLocation
+from mwbmigrate.analysis.signatures import ProjectSignatures, RenamedSignature, module_parts
 from mwbmigrate.codemods import CODEMODS, SECOND_PASS_CODEMODS
 from mwbmigrate.engine.discovery import Discovery, DiscoveredFile, discover
+from mwbmigrate.engine.pause import pause_point
 from mwbmigrate.engine.transform import TransformOptions, transform_file
 from mwbmigrate.engine.vendoring import is_vendored, options_for_file, plan_vendoring
 from mwbmigrate.result import FileResult, FileStatus, RunSummary
@@ -30,25 +32,37 @@ Progress = Callable[[int], None]
 
 def _pass_one(item: tuple[DiscoveredFile, TransformOptions]) -> FileResult:
     discovered, options = item
-    return transform_file(discovered.path, discovered.display_path, options, CODEMODS)
+    pause_point("transform")
+    return transform_file(discovered.path, discovered.display_path, options, CODEMODS, data=discovered.data)
 
 
-def _pass_two(item: tuple[FileResult, TransformOptions]) -> FileResult:
-    first, options = item
+def _pass_two(item: tuple[FileResult, TransformOptions, bytes | None]) -> FileResult:
+    first, options, data = item
     text = first.rewritten if first.rewritten is not None else None
-    second = transform_file(Path(first.path), first.display_path, options, SECOND_PASS_CODEMODS, source_text=text)
+    second = transform_file(Path(first.path), first.display_path, options, SECOND_PASS_CODEMODS, source_text=text, data=data)
     if second.status is FileStatus.FAILED:
         return second
     if text is None and second.status is FileStatus.UNCHANGED:
         return first
     suggestions = {(i.code, i.message): i.suggestion for i in first.review_items}
     items = tuple(replace(i, suggestion=i.suggestion or suggestions.get((i.code, i.message), "")) for i in second.review_items)
+    if not options.markers:  # pass 1's markers were stripped from the text pass 2 read: keep its items
+        items = tuple(sorted(first.review_items + items, key=lambda i: (i.line, i.column)))
     return replace(
         second,
         review_items=items,
         applied=tuple(dict.fromkeys(first.applied + second.applied)),
         renamed_signatures=first.renamed_signatures,
     )
+
+
+def _text_after_pass_one(result: FileResult, data: bytes | None) -> str:
+    """The module's text now: pass 1's output, else the original (from stdin's bytes, or the file)."""
+    if result.rewritten is not None:
+        return result.rewritten
+    if data is not None:
+        return data.decode(result.encoding, "replace")
+    return Path(result.path).read_text(encoding=result.encoding, errors="replace")
 
 
 def _tree_has_request_mirror(files: Iterable[DiscoveredFile], options: TransformOptions) -> bool | None:
@@ -58,27 +72,25 @@ def _tree_has_request_mirror(files: Iterable[DiscoveredFile], options: Transform
     for discovered in files:
         if ModuleLocation(Path(discovered.path).as_posix(), options.extra_modules).is_schedule_batch_module:
             try:
-                found = bool(found) or b"req_pool_indices_cpu" in Path(discovered.path).read_bytes()
+                data = discovered.data if discovered.data is not None else Path(discovered.path).read_bytes()
+                found = bool(found) or b"req_pool_indices_cpu" in data
             except OSError:
                 continue
     return found
 
 
-def merge_signatures(results: Iterable[FileResult]) -> dict[str, dict[str, str | None]]:
-    """function name -> {old parameter: new parameter}; None where two definitions disagree.
+def merge_signatures(results: Iterable[FileResult]) -> ProjectSignatures:
+    """Every file's renamed signatures, each with the module that defines it (its path), so a
+    keyword caller is renamed only where its callee is that definition (keyword-callers).
 
-    Starts from upstream's own renames, so a plugin's keyword callers follow SGLang's API.
+    SGLang's own renames come with them, so a plugin's keyword callers follow SGLang's API.
     """
-    merged: dict[str, dict[str, str | None]] = {name: dict(renames) for name, renames in UPSTREAM_RENAMED_PARAMETERS.items()}
+    renamed: dict[RenamedSignature, None] = {}
     for result in results:
+        module = module_parts(result.path)
         for qualified, old, new in result.renamed_signatures:
-            name = qualified.rsplit(".", 1)[-1]
-            renames = merged.setdefault(name, {})
-            if old in renames and renames[old] != new:
-                renames[old] = None
-            else:
-                renames.setdefault(old, new)
-    return merged
+            renamed[RenamedSignature(module, qualified, old, new)] = None
+    return ProjectSignatures(tuple(renamed))
 
 
 def _map(function, items: list, jobs: int, progress: Progress | None) -> list:
@@ -113,10 +125,11 @@ def run_rewrite(
     jobs: int | None = None,
     progress_factory: Callable[[int], Progress] | None = None,
     vendor_runtime: bool = False,
+    discovery: Discovery | None = None,
 ) -> RunSummary:
     """`vendor_runtime`: rewritten files import a private copy of the runtime in their package
-    (engine/vendoring.py), and the summary lists that copy."""
-    discovery: Discovery = discover(paths, include, exclude)
+    (engine/vendoring.py), and the summary lists that copy. `discovery`: files found already (stdin)."""
+    discovery = discovery if discovery is not None else discover(paths, include, exclude)
     # A vendored runtime is mwbmigrate's own code, copied verbatim: never rewrite it.
     discovery.files = [f for f in discovery.files if not is_vendored(f.path)]
     discovery.problems = [problem for problem in discovery.problems if not is_vendored(problem[0])]
@@ -127,10 +140,14 @@ def run_rewrite(
         return options_for_file(base, path, display_path) if vendor_runtime else base
 
     summary = RunSummary(
-        discovered=len(discovery.files) + len(discovery.problems), stale_temporaries=discovery.stale_temporaries,
+        discovered=len(discovery.files) + len(discovery.problems) + len(discovery.links),
+        stale_temporaries=discovery.stale_temporaries,
     )
     for path, display_path, reason in discovery.problems:
         summary.results.append(FileResult(str(path), display_path, FileStatus.FAILED, error=reason))
+    for path, display_path, reason in discovery.links:
+        summary.results.append(FileResult(str(path), display_path, FileStatus.SKIPPED, note=reason))
+    in_memory = {f.path: f.data for f in discovery.files if f.data is not None}
 
     progress = progress_factory(len(discovery.files)) if progress_factory else None
     first = _map(_pass_one, [(f, file_options(options, f.path, f.display_path)) for f in discovery.files], jobs, progress)
@@ -142,12 +159,12 @@ def run_rewrite(
     for index, result in enumerate(first):
         results.append(result)
         if result.status in (FileStatus.CHANGED, FileStatus.UNCHANGED):
-            text = result.rewritten if result.rewritten is not None else Path(result.path).read_text(
-                encoding=result.encoding, errors="replace")
-            if any(f"{old}=" in text.replace(" ", "") for renames in signatures.values() for old in renames):
+            text = _text_after_pass_one(result, in_memory.get(Path(result.path)))
+            if any(f"{old}=" in text.replace(" ", "") for old in signatures.old_names()):
                 needs_second.append(index)
     if needs_second and signatures:
-        items = [(results[i], file_options(second_options, Path(results[i].path), results[i].display_path)) for i in needs_second]
+        items = [(results[i], file_options(second_options, Path(results[i].path), results[i].display_path),
+                  in_memory.get(Path(results[i].path))) for i in needs_second]
         seconds = _map(_pass_two, items, jobs, None)
         for index, second in zip(needs_second, seconds):
             results[index] = second

@@ -14,14 +14,14 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from mwbmigrate.analysis.old_api import PREFILTER_BYTES, ModuleLocation
+from mwbmigrate.analysis.signatures import ProjectSignatures
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION
 from mwbmigrate.codemods import CODEMODS, MigrationCodemod
-from mwbmigrate.codemods.wild_shapes import ReportWildShapes, imports_foreign_old_class
 from mwbmigrate.codemods.base import MARKER_PREFIX, RUNTIME_MODULE, STATE_KEY, MigrationState, tidy_block_start
+from mwbmigrate.codemods.wild_shapes import ReportWildShapes, collapse_version_gates, imports_foreign_old_class
 from mwbmigrate.engine.source import DecodedSource, UnreadableSource, decode_source
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 
-_COMPAT_GATE = re.compile(re.escape(MARKER_PREFIX) + r"MWB12[012]\b")
 _CR_ONLY = re.compile(r"\r(?!\n)")
 _MARKER = re.compile(re.escape(MARKER_PREFIX) + r"(MWB\d+) (.*?)(?=\s+#\s*mwbmigrate: |$)")
 
@@ -37,7 +37,7 @@ class TransformOptions:
     selected_reviews: frozenset[str] | None = None
     ignored_reviews: frozenset[str] = frozenset()
     extra_modules: tuple[str, ...] = ()
-    project_signatures: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    project_signatures: ProjectSignatures = field(default_factory=ProjectSignatures)  # pass 2: renamed project-wide
     collapse_compat: bool = False  # rewrite version-gated compatibility code to the new API too
     target_version: str = DEFAULT_TARGET_VERSION  # 0.5.13: one-shot fields on the batch; 0.5.16: keyword arguments
     runtime_module: str = RUNTIME_MODULE  # the runtime helpers' module: mwbmigrate.runtime, or a vendored copy
@@ -105,11 +105,23 @@ def transform_source(
         target_version=options.target_version,
         runtime_module=options.runtime_module,
         request_mirror=options.request_mirror,
+        collapse_compat=options.collapse_compat,
     )
     context = CodemodContext(filename=display_path, scratch={STATE_KEY: state})
     current = text
     # Another project's ModelWorkerBatch (a JAX port, say): nothing here is SGLang's old API.
     foreign = imports_foreign_old_class(module, state.location)
+    if not foreign and options.collapse_compat and ReportWildShapes in codemods and options.runs(ReportWildShapes):
+        # --collapse-compat: each version gate becomes the code it runs on the new API, before any
+        # codemod looks at the module; the gates it cannot collapse stay, reported (MWB154).
+        collapsed = collapse_version_gates(module, state)
+        if collapsed.code != current:
+            state.changed_by.append(ReportWildShapes.CODE)
+            current = collapsed.code
+            module = collapsed
+    # Version-gated code already runs on both APIs, and a blind rewrite would break its legacy
+    # branch: every codemod leaves a gate's region (its function, or the statement itself) as it
+    # is, and the rest of the file migrates (MigrationCodemod.on_visit, analysis.version_gates).
     for codemod in codemods if not foreign else ():
         if not options.runs(codemod) or not codemod.applies_to(current, state):
             continue
@@ -119,10 +131,6 @@ def transform_source(
             state.changed_by.append(codemod.CODE)
             current = rendered
             module = transformed  # otherwise the old object, whose resolved metadata stays valid
-        if codemod is ReportWildShapes and not options.collapse_compat and _COMPAT_GATE.search(current):
-            # Version-gated code already runs on both APIs; a blind rewrite would break its
-            # legacy branch. Report only, unless --collapse-compat asks for the new API alone.
-            break
     if context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY):
         pruned = RemoveImportsVisitor(context).transform_module(module)
         if pruned.body and module.body and len(pruned.body) != len(module.body) and not pruned.header:
@@ -187,18 +195,23 @@ def transform_file(
     options: TransformOptions,
     codemods: tuple[type[MigrationCodemod], ...] = CODEMODS,
     source_text: str | None = None,
+    data: bytes | None = None,
 ) -> FileResult:
-    """Read, prefilter, transform and validate one file. Never raises; never writes."""
+    """Read, prefilter, transform and validate one file. Never raises; never writes.
+
+    `data`: the module's bytes when they come from elsewhere than `path` (stdin); `path` then only
+    says where the module lives."""
     def failed(reason: str) -> FileResult:
         return FileResult(str(path), display_path, FileStatus.FAILED, error=reason)
 
     decoded: DecodedSource
     try:
-        if path.is_symlink() and not path.exists():
-            return failed("broken symbolic link")
-        if path.is_dir():
-            return failed("is a directory")
-        data = path.read_bytes()
+        if data is None:
+            if path.is_symlink() and not path.exists():
+                return failed("broken symbolic link")
+            if path.is_dir():
+                return failed("is a directory")
+            data = path.read_bytes()
         if source_text is None and not PREFILTER_BYTES.search(data):
             return FileResult(str(path), display_path, FileStatus.SKIPPED)
         decoded = decode_source(data)

@@ -8,6 +8,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+from mwbmigrate.engine.pause import pause_point
+
 # What `git apply` gives a file that a `new file mode 100644` patch creates.
 NEW_FILE_MODE = 0o644
 
@@ -39,6 +41,7 @@ def _write_through_temporary(path: Path, data: bytes, mode: int) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        pause_point("write")  # tests only: a signal lands while the temporary file exists
         os.chmod(temporary, mode)
         os.replace(temporary, path)
     except BaseException:

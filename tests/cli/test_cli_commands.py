@@ -131,12 +131,12 @@ def test_failure_reason_is_one_line_on_stderr(kit):
     assert any(line in text for text in result.stderr.decode().splitlines()), result.stderr.decode()
 
 
-def test_directory_named_py_is_reported_with_its_relative_path_and_counted_consistently(kit):
-    repo = kit.repo()
-    (repo / "my_fork" / "odd.py").mkdir()
+def test_directory_named_py_is_walked_like_any_folder(kit):
+    repo = kit.repo(files={"my_fork/odd.py/inner.py": b"from sglang.srt.managers.schedule_batch import ModelWorkerBatch\n"
+                                                       b"x: ModelWorkerBatch\n"})
     result = kit.invoke("rewrite", repo, "--dry-run", "--format", "json")
-    assert result.exit_code == 2
+    assert result.exit_code == 0, result.stderr
     document = json.loads(result.stdout)
-    failed = [f["path"] for f in document["files"] if f["status"] == "failed"]
-    assert failed == ["my_fork/odd.py"]
+    assert {f["path"]: f["status"] for f in document["files"]}["my_fork/odd.py/inner.py"] == "changed"
+    assert not [f for f in document["files"] if f["status"] == "failed"]
     assert document["summary"]["parsed"] <= document["summary"]["scanned"]

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import fcntl
+import json
+import os
 import shutil
+from dataclasses import dataclass
 
 import pytest
 from typer.testing import CliRunner
@@ -10,19 +14,43 @@ from mwbmigrate.cli import app
 from sglang_corpus import NEW_VERSION, OLD_VERSION, CorpusUnavailable, sglang_tree
 
 
+@dataclass(frozen=True)
+class RunResult:
+    """What the corpus tests read of the one `mwbmigrate rewrite` run over the tree."""
+
+    exit_code: int
+    output: str
+
+    @property
+    def stdout(self) -> str:
+        return self.output
+
+
 @pytest.fixture(scope="session")
 def trees(tmp_path_factory):
-    """0.5.12.post1 copied and rewritten in place once; both versions' files for comparison."""
+    """0.5.12.post1 copied and rewritten in place once per test run; both versions' files for comparison.
+
+    Under `pytest -n` every worker asks for it: the first migrates the tree under a lock in the run's
+    shared temporary folder, the others wait and read the same tree.
+    """
     try:
         old_root, new_root = sglang_tree(OLD_VERSION), sglang_tree(NEW_VERSION)
     except CorpusUnavailable as error:
         pytest.fail(f"corpus download failed: {error}")
-    work = tmp_path_factory.mktemp("corpus") / "tree" / "sglang"
-    shutil.copytree(old_root / "sglang", work)
-    before = python_files(work)
-    result = CliRunner().invoke(app, ["rewrite", str(work), "--no-progress", "--jobs", "2", "--format", "json"])
-    after = python_files(work)
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    root = shared / "corpus-trees"
+    work = root / "tree" / "sglang"
+    with open(shared / "corpus-trees.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        recorded = root / "run.json"
+        if not recorded.exists():
+            shutil.rmtree(root, ignore_errors=True)
+            shutil.copytree(old_root / "sglang", work)
+            result = CliRunner().invoke(app, ["rewrite", str(work), "--no-progress", "--jobs", "2", "--format", "json"])
+            recorded.write_text(json.dumps({"exit_code": result.exit_code, "output": result.output}))
+        run = RunResult(**json.loads(recorded.read_text()))
     return {
-        "old": before, "new": after, "upstream": python_files(new_root / "sglang"),
-        "result": result, "work": work, "root": work.parent,
+        "old": python_files(old_root / "sglang"), "new": python_files(work),
+        "upstream": python_files(new_root / "sglang"), "result": run, "work": work, "root": work.parent,
     }

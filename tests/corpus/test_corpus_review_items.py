@@ -67,6 +67,15 @@ SPEC_SITES = {
     # H: token_type_ids, dimensions, return_pooled_hidden_states, multi_item_delimiter_indices,
     # read in init_new: no ScheduleBatch field in 0.5.13.
     "MWB136": {"model_executor/forward_batch_info.py": 4},
+    # D (snapshot semantics): NgramWorker.forward_batch_generation hands `batch.reqs` to
+    # `set_time_batch` between the snapshot and the forward that reads it; the snapshot's lora_ids
+    # and grammars were read from those requests at the call, init_new reads them after the helper.
+    "MWB141": {"speculative/ngram_worker.py": 1},
+    # K: DFlashWorker.forward_batch_generation takes `Union[ScheduleBatch, ModelWorkerBatch]` and
+    # returned early for the old object; upstream deleted that branch, so a caller that passed the
+    # old object now passes its ScheduleBatch and takes the speculative path (upstream: "should not
+    # happen"; the tool cannot know that).
+    "MWB150": {"speculative/dflash_worker.py": 1},
 }
 
 

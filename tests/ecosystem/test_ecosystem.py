@@ -64,9 +64,12 @@ def test_config_exclude_applies_and_flags_override(tmp_path):
 
 def test_config_disables_a_codemod(tmp_path):
     root = _tree(tmp_path, '[tool.mwbmigrate]\nignore = ["parameter-renames"]\n')
-    CliRunner().invoke(app, ["rewrite", str(root / "keep"), "--no-progress"])
+    result = CliRunner().invoke(app, ["rewrite", str(root / "keep"), "--no-progress"])
+    assert result.exit_code == 0, result.output
     text = (root / "keep" / "a.py").read_text()
     assert "def run(model_worker_batch: ScheduleBatch):" in text
+    # class-removal needs parameter-renames, so it is turned off too, and the run says so.
+    assert "also not run, because they need an ignored codemod: MWB009 (class-removal)" in result.output
 
 
 def test_bad_config_is_a_usage_error(tmp_path):
@@ -94,7 +97,8 @@ def test_stdin_mode_writes_the_result_to_stdout():
 
 def test_stdin_mode_failure_prints_nothing_on_stdout():
     completed = subprocess.run(
-        [sys.executable, "-m", "mwbmigrate", "rewrite", "-"], input="def f(:\n", capture_output=True, text=True
+        [sys.executable, "-m", "mwbmigrate", "rewrite", "-"], input="def f(model_worker_batch:\n",
+        capture_output=True, text=True,
     )
     assert completed.returncode == 2
     assert completed.stdout == ""

@@ -1,0 +1,14 @@
+# expect: reported MWB148
+"""An item of the snapshot's lora_ids replaced before the forward."""
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch, ForwardMode
+from sglang.standin import make_batch, record
+
+
+def main():
+    batch = make_batch()
+    worker = TpModelWorker()
+    model_worker_batch = batch.get_model_worker_batch()
+    model_worker_batch.lora_ids[1] = "b"
+    worker.forward_batch_generation(model_worker_batch)

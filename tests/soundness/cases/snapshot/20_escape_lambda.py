@@ -1,0 +1,16 @@
+# expect: reported MWB142
+"""A lambda captures the snapshot and runs after the batch changed."""
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch, ForwardMode
+from sglang.standin import make_batch, record
+
+
+def main():
+    batch = make_batch()
+    worker = TpModelWorker()
+    model_worker_batch = batch.get_model_worker_batch()
+    later = lambda: model_worker_batch.seq_lens
+    worker.forward_batch_generation(model_worker_batch)
+    batch.seq_lens = [2, 2]
+    record("later", later())

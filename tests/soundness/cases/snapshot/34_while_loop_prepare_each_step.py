@@ -1,0 +1,17 @@
+# expect: reported MWB141
+"""One snapshot before a while loop whose body forwards it and prepares the next decode step."""
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch, ForwardMode
+from sglang.standin import make_batch, record
+
+
+def main():
+    batch = make_batch()
+    worker = TpModelWorker()
+    model_worker_batch = batch.get_model_worker_batch()
+    steps = 0
+    while steps < 2:
+        worker.forward_batch_generation(model_worker_batch)
+        batch.prepare_for_decode()
+        steps += 1
