@@ -32,6 +32,20 @@ class _Other:
         record("other.run", model_worker_batch)
 
 
+def _forward_it(worker, model_worker_batch):
+    record("helper sees", model_worker_batch.extend_seq_lens)
+    return worker.forward_batch_generation(model_worker_batch=model_worker_batch)
+
+
+def _pair_up(model_worker_batch, others):
+    return [(model_worker_batch.seq_lens, batch.seq_lens) for batch in others]
+
+
+def _late_reader(model_worker_batch, batch):
+    batch.seq_lens = [0, 0]
+    return model_worker_batch.seq_lens
+
+
 '''
 
 SNAPSHOT_NAMES = ("model_worker_batch", "mwb", "worker_batch")
@@ -51,6 +65,9 @@ USES = (
     'record("pair", [({s}.seq_lens, batch) for batch in others])',
     'record("lam", (lambda batch: {s}.input_ids)(others[0]))',
     "_peek({s})",
+    "_forward_it(worker, {s})",
+    'record("pairs", _pair_up({s}, others))',
+    'record("late", _late_reader({s}, batch))',
 )
 
 MUTATIONS = (
