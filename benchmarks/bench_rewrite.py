@@ -6,10 +6,16 @@ The tree is sglang 0.5.12.post1 (``tests/sglang_corpus.py`` downloads it once in
 git-ignored ``.cache/``); every case runs on a copy under a temporary folder, removed at
 the end. In one run, side by side:
 
-* ``mwbmigrate``: ``mwbmigrate rewrite <copy> --dry-run --no-progress --jobs N`` on the whole tree;
+* ``mwbmigrate``: ``mwbmigrate rewrite <copy> --dry-run --no-progress --no-cache --jobs N`` on the whole
+  tree, with one process (``-j1``) and with ``--jobs`` processes;
 * ``parse-all``: ``libcst.parse_module`` once on every ``.py`` file, sequentially in one
   process (the floor a naive codemod cannot go under), and the same spread over ``--jobs``
   processes with ``multiprocessing`` (the fair comparison against a parallel tool);
+* ``--check`` on the migrated tree (the copy rewritten in place, review markers kept): once with
+  ``--no-cache`` (what the token prefilter leaves to parse: files whose old-API words are only in
+  comments, prose or markers are not parsed), and once with a warm result cache (a private cache
+  folder, filled by one run before the measured one);
+* cost per affected file: the ``-j1`` run's CPU seconds per 100 KB of source the prefilter matches;
 * ``libcst-runner`` (opt-in, takes minutes): LibCST's own ``python -m libcst.tool codemod
   rename.RenameCommand`` renaming ``ModelWorkerBatch`` to ``ScheduleBatch``, on a fresh copy;
 * scaling (skipped by ``--quick``): the mwbmigrate run on the tree duplicated 4x (four copies
@@ -142,7 +148,7 @@ _PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024 if hasattr(os, "sysconf") else 4
 def _measure_once(case: str, command: Sequence[str], cwd: Optional[Path] = None) -> Measurement:
     stderr_file = tempfile.TemporaryFile()
     start = time.perf_counter()
-    proc = subprocess.Popen(list(command), cwd=cwd, stdout=subprocess.DEVNULL, stderr=stderr_file)
+    proc = subprocess.Popen(list(command), cwd=cwd, stdout=subprocess.DEVNULL, stderr=stderr_file, env=_ENV)
     peak_tree = [0]
     done = threading.Event()
 
@@ -204,10 +210,19 @@ def _count(root: Path) -> tuple:
     return len(files), sum(1 for p in files if _affected(p))
 
 
-def _mwbmigrate_command(target: Path, jobs: int) -> List[str]:
+def _affected_kb(root: Path) -> float:
+    return sum(p.stat().st_size for p in root.rglob("*.py") if _affected(p)) / 1024
+
+
+# The children's environment: the result cache in a folder of this run, never the user's.
+_ENV = dict(os.environ)
+
+
+def _mwbmigrate_command(target: Path, jobs: int, *flags: str) -> List[str]:
+    """A rewrite of `target`: `--dry-run --no-cache` unless other flags are given."""
     script = REPO_ROOT / ".venv" / "bin" / "mwbmigrate"
     head = [str(script)] if script.exists() else [sys.executable, "-m", "mwbmigrate"]
-    return head + ["rewrite", str(target), "--dry-run", "--no-progress", "--jobs", str(jobs)]
+    return head + ["rewrite", str(target), *(flags or ("--dry-run", "--no-cache")), "--no-progress", "--jobs", str(jobs)]
 
 
 # --------------------------------------------------------------------------- main
@@ -235,18 +250,34 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     load_before = os.getloadavg()
     results: List[Measurement] = []
     work = Path(tempfile.mkdtemp(prefix="bench_rewrite_"))
+    _ENV["MWBMIGRATE_CACHE_DIR"] = str(work / "cache")
     try:
         one = work / "x1" / "sglang"
         _copy_tree(source, one)
         n_files, n_affected = _count(one)
-        print(f"sglang {OLD_VERSION}: {n_files} .py files, {n_affected} match the prefilter; "
+        affected_kb = _affected_kb(one)
+        print(f"sglang {OLD_VERSION}: {n_files} .py files, {n_affected} match the prefilter ({affected_kb:.0f} KB); "
               f"jobs={jobs}, repeat={repeat}, cores={os.cpu_count()}", flush=True)
 
         this = str(Path(__file__).resolve())
-        m1 = _measure(f"mwbmigrate x1 (-j{jobs})", _mwbmigrate_command(one, jobs), repeat)
+        m1_one = _measure("mwbmigrate x1 --no-cache (-j1)", _mwbmigrate_command(one, 1), repeat)
+        m1 = _measure(f"mwbmigrate x1 --no-cache (-j{jobs})", _mwbmigrate_command(one, jobs), repeat) if jobs > 1 else m1_one
         seq = _measure("parse-all, 1 process", [sys.executable, this, "--_parse-all", str(one), "--jobs", "1"], repeat)
         par = _measure(f"parse-all, {jobs} processes", [sys.executable, this, "--_parse-all", str(one), "--jobs", str(jobs)], repeat)
-        results += [m1, seq, par]
+        results += [m1_one, m1, seq, par] if jobs > 1 else [m1_one, seq, par]
+
+        # --check on the migrated tree: its markers and comments still name the old API.
+        migrated = work / "migrated" / "sglang"
+        _copy_tree(source, migrated)
+        subprocess.run(_mwbmigrate_command(migrated, jobs, "--allow-dirty", "--no-cache"), env=_ENV, check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        check_cold = _measure(f"--check migrated, --no-cache (-j{jobs})",
+                              _mwbmigrate_command(migrated, jobs, "--check", "--no-cache"), repeat)
+        warm_command = _mwbmigrate_command(migrated, jobs, "--check")
+        check_warm = _measure(f"--check migrated, warm cache (-j{jobs})", warm_command, repeat,
+                              prepare=lambda: subprocess.run(warm_command, env=_ENV, check=False,
+                                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        results += [check_cold, check_warm]
 
         m4 = m4_one = None
         if not args.quick:
@@ -290,8 +321,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     def ratio(label: str, top: Measurement, bottom: Measurement, target: str) -> None:
         print(f"{label:<34} {top.wall_s / bottom.wall_s:7.2f}x wall  {top.cpu_s / max(bottom.cpu_s, 1e-9):7.2f}x cpu   {target}")
 
-    ratio("parse-all 1 process / mwbmigrate", seq, m1, f"(target >= {TARGET_SPEEDUP:.0f}x)")
-    ratio(f"parse-all {jobs} processes / mwbmigrate", par, m1, "")
+    ratio("parse-all 1 process / mwbmigrate -j1", seq, m1_one, f"(target >= {TARGET_SPEEDUP:.0f}x)")
+    if jobs > 1:
+        ratio(f"parse-all {jobs} processes / mwbmigrate -j{jobs}", par, m1, "")
+        ratio(f"mwbmigrate -j{jobs} / -j1", m1, m1_one, "(cpu ~1x: one file per task, largest first)")
+    ratio("parse-all 1 process / --check cold", seq, check_cold, "")
+    ratio(f"parse-all {jobs} processes / --check warm", par, check_warm, "")
+    print(f"{'--check migrated, warm cache':<34} {check_warm.wall_s:7.2f} s wall  {check_warm.cpu_s:7.2f} s cpu")
+    print(f"{'cost per affected file (-j1)':<34} {m1_one.cpu_s / max(affected_kb / 100, 1e-9):7.2f} cpu s per 100 KB "
+          f"of affected source ({affected_kb:.0f} KB in {n_affected} files)")
     if m4 is not None and m4_one is not None:
         ratio("x4 tree, x4 affected / x1 tree", m4, m1, "(cost tracks affected files: ~4x)")
         ratio("x4 tree, x1 affected / x1 tree", m4_one, m1, "(not the tree size: ~1x)")

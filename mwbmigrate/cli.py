@@ -13,7 +13,7 @@ import enum
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 import typer
 from rich.console import Console
@@ -25,12 +25,19 @@ from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, TARGET_V
 from mwbmigrate.codemods import ALL_CODEMODS, codemod_by_key, dependents, split_prerequisites
 from mwbmigrate.config import ConfigError, load_config
 from mwbmigrate.engine.apply import dirty_files, write_result
+from mwbmigrate.engine.cache import ResultCache
 from mwbmigrate.engine.discovery import DiscoveryError, discover_source
 from mwbmigrate.engine.runner import run_rewrite
 from mwbmigrate.engine.transform import TransformOptions
 from mwbmigrate.engine.vendoring import apply_vendoring
 from mwbmigrate.report import (
-    colourise, file_diff, render_json, render_markdown, render_summary, vendored_diff, vendored_packages,
+    colourise,
+    file_diff,
+    render_json,
+    render_markdown,
+    render_summary,
+    vendored_diff,
+    vendored_packages,
 )
 from mwbmigrate.result import FileStatus, RunSummary
 from mwbmigrate.review import REVIEW_CODES
@@ -52,7 +59,8 @@ class OutputFormat(str, enum.Enum):
 
 
 # The SGLang API shape to produce; the values are the version numbers themselves.
-TargetVersion = enum.Enum("TargetVersion", {version: version for version in TARGET_VERSIONS}, type=str)
+# Built from the table so a new target needs no edit here; mypy cannot read members made at run time.
+TargetVersion = enum.Enum("TargetVersion", {version: version for version in TARGET_VERSIONS}, type=str)  # type: ignore[misc]
 
 
 class RuntimeMode(str, enum.Enum):
@@ -80,13 +88,14 @@ def _check_codes(keys: list[str]) -> None:
 
 def _disabled_codemods(select: list[str], ignore: list[str]) -> frozenset[str]:
     _check_codes([*select, *ignore])
-    codemod_keys = [k for k in select if codemod_by_key(k) is not None]
-    disabled = {c.CODE for c in ALL_CODEMODS if codemod_keys and c.CODE not in {codemod_by_key(k).CODE for k in codemod_keys}}
-    ignored = {codemod_by_key(k).CODE for k in ignore if codemod_by_key(k) is not None}
+    selected = {c.CODE for c in map(codemod_by_key, select) if c is not None}
+    disabled = {c.CODE for c in ALL_CODEMODS if selected and c.CODE not in selected}
+    ignored = {c.CODE for c in map(codemod_by_key, ignore) if c is not None}
     # A codemod never runs without one it needs: ignoring a prerequisite turns off what needs it.
     cascaded = dependents(frozenset(ignored)) - ignored - disabled
     if cascaded:
-        names = ", ".join(f"{code} ({codemod_by_key(code).NAME})" for code in sorted(cascaded))
+        names_by_code = {c.CODE: c.NAME for c in ALL_CODEMODS}
+        names = ", ".join(f"{code} ({names_by_code[code]})" for code in sorted(cascaded))
         _stderr().print(f"note: also not run, because they need an ignored codemod: {escape(names)}")
     disabled |= ignored | cascaded
     split = split_prerequisites(frozenset(disabled))
@@ -124,6 +133,7 @@ def rewrite(
     stdin_filename: str = typer.Option("<stdin>", "--stdin-filename", help="With PATH `-`: where the module lives (decides relative imports, the configuration, --include/--exclude and the paths reported)."),
     target_version: Optional[TargetVersion] = typer.Option(None, "--target-version", help="SGLang API to produce: 0.5.13 (one-shot override fields on the batch, the default) or 0.5.16 (overrides as keyword arguments)."),
     runtime: Optional[RuntimeMode] = typer.Option(None, "--runtime", help="How rewritten files reach the runtime helpers: import `mwbmigrate.runtime` (default), or vendor a private copy into their package."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Process every file, without the result cache of earlier runs ($MWBMIGRATE_CACHE_DIR, else $XDG_CACHE_HOME/mwbmigrate or ~/.cache/mwbmigrate)."),
 ) -> None:
     """Rewrite a codebase from ModelWorkerBatch to ScheduleBatch (in place unless --dry-run or --check).
 
@@ -146,7 +156,7 @@ def rewrite(
         # The module on stdin gets the configuration of the file it stands for.
         config = load_config([Path(stdin_filename)] if from_stdin else paths)
     except ConfigError as error:
-        raise _fail(str(error))
+        raise _fail(str(error)) from error
     # Flags win over [tool.mwbmigrate]; list flags replace the configured list when given.
     include = include or config.include
     exclude = exclude or config.exclude
@@ -170,11 +180,13 @@ def rewrite(
     console = _stderr()
     show_progress = not no_progress and not from_stdin and console.is_terminal
 
-    def progress_factory(total: int):
+    bars: list[Progress] = []  # the bar the factory started, stopped whatever happens
+
+    def progress_factory(total: int) -> Callable[[int], None]:
         bar = Progress(TextColumn("rewrite"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=True)
         bar.start()
+        bars.append(bar)
         task = bar.add_task("files", total=total)
-        progress_factory.bar = bar  # type: ignore[attr-defined]
         return lambda n: bar.advance(task, n)
 
     try:
@@ -182,12 +194,12 @@ def rewrite(
             paths, options, include=include, exclude=exclude, jobs=jobs,
             progress_factory=progress_factory if show_progress else None,
             vendor_runtime=vendor_runtime, discovery=discovery,
+            cache=None if no_cache else ResultCache.default(),
         )
     except DiscoveryError as error:
-        raise _fail(str(error))
+        raise _fail(str(error)) from error
     finally:
-        bar = getattr(progress_factory, "bar", None)
-        if bar is not None:
+        for bar in bars:
             bar.stop()
 
     writing = not dry_run and not check
@@ -310,7 +322,7 @@ def explain(
 
     if show_all == (code is not None):
         raise _fail("give one CODE, or --all")
-    text = explain_all() if show_all else explain_text(code)
+    text = explain_all() if code is None else explain_text(code)
     if text is None:
         raise _fail(f"unknown code {code!r}; `mwbmigrate list-codemods` lists the codemods, `mwbmigrate explain --all` every code")
     # Plain text: the examples are code, which rich markup would mangle.

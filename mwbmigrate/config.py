@@ -46,7 +46,7 @@ class FileConfig:
     target_version: str | None = None  # one of TARGET_VERSIONS; None: not configured
 
 
-def _string_list(table: dict, key: str, source: Path) -> list[str]:
+def _string_list(table: dict[str, object], key: str, source: Path) -> list[str]:
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ConfigError(f"{source}: [tool.mwbmigrate] {key} must be a list of strings")

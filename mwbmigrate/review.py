@@ -1160,7 +1160,8 @@ def _indented(text: str) -> str:
 
 
 def _explain_review_code(entry: ReviewCode) -> str:
-    reported_by = ", ".join(f"{name} ({codemod_by_key(name).CODE})" for name in entry.reported_by)
+    codes = {codemod.NAME: codemod.CODE for codemod in ALL_CODEMODS}  # tests check every name is registered
+    reported_by = ", ".join(f"{name} ({codes[name]})" for name in entry.reported_by)
     version_note = f" (only with --target-version {entry.target_version})" if entry.target_version != DEFAULT_TARGET_VERSION else ""
     return "\n".join([
         f"{entry.code}  {entry.title}",

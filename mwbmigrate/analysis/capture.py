@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.metadata import ClassScope, ComprehensionScope, FunctionScope, Scope
 
+from mwbmigrate.analysis.calls import callee_name
+
 if TYPE_CHECKING:
     from mwbmigrate.analysis.receivers import FunctionFacts
 
@@ -107,8 +109,7 @@ class _Survey(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        callee = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
-        if callee not in _DYNAMIC_CALLEES:
+        if callee_name(node) not in _DYNAMIC_CALLEES:
             return
         scope = self.scope_of(func)
         for qualified in scope.get_qualified_names_for(func) if scope is not None else ():

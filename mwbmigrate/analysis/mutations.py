@@ -28,17 +28,20 @@ read of the batch (that is a write to the old object, MWB106's side).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 import libcst as cst
-from libcst.metadata import Scope
+from libcst.metadata import Assignment, Scope
 
+from mwbmigrate.analysis.calls import callee_name
 from mwbmigrate.analysis.old_api import (
     OLD_METHOD,
     OLD_OBJECT_FIELDS,
     ONE_SHOT_OVERRIDES,
 )
-from mwbmigrate.analysis.override_sites import CONSUMING_CALLS, callee_name
+from mwbmigrate.analysis.override_sites import CONSUMING_CALLS
 
 # Batch attributes whose *contents* the old method read at call time into derived fields (see above),
 # and what of them it read: a write of anything else in them, or deeper, changed both alike.
@@ -175,9 +178,9 @@ def _transparent_names(expr: cst.BaseExpression) -> tuple[set[str], bool]:
         return names, bool(names)
     if isinstance(expr, cst.Dict):
         names = set()
-        for element in expr.elements:
-            if isinstance(element, cst.DictElement):
-                names |= _transparent_names(element.value)[0]
+        for entry in expr.elements:
+            if isinstance(entry, cst.DictElement):
+                names |= _transparent_names(entry.value)[0]
         return names, bool(names)
     return set(), False
 
@@ -473,7 +476,7 @@ class _UnitScan(cst.CSTVisitor):
         self.uses.append((name.value, WHOLE_OBJECT, None))
 
 
-def _stored_how(targets: list[cst.BaseExpression], contained: bool) -> str:
+def _stored_how(targets: Sequence[cst.BaseExpression], contained: bool) -> str:
     what = "put in a container and " if contained else ""
     if any(isinstance(t, cst.Attribute) for t in targets):
         return f"{what}stored in an attribute"
@@ -482,7 +485,7 @@ def _stored_how(targets: list[cst.BaseExpression], contained: bool) -> str:
     return f"{what}bound to another name through an expression the tool does not follow"
 
 
-State = dict  # snapshot name -> frozenset[Mutation] since its snapshot was taken
+State = dict[str, frozenset[Mutation]]  # snapshot name -> the mutations since its snapshot was taken
 
 
 def _join(*states: State | None) -> State | None:
@@ -513,12 +516,15 @@ class _SnapshotFlow:
         self.rebinding_nodes = _Identity(
             assignment.node
             for assignment in scope.assignments[receiver]
-            if not isinstance(assignment.node, cst.Param) and isinstance(assignment.node, cst.CSTNode)
+            # A function scope holds only `Assignment`s, which carry the binding node.
+            if isinstance(assignment, Assignment)
+            and not isinstance(assignment.node, cst.Param)
+            and isinstance(assignment.node, cst.CSTNode)
         )
         # A nested function or lambda that sees the batch may run at any call.
         self.closure_sees_batch = _closure_sees(function.body, self.holders.live | set(self.holders.deep))
-        self._hazards: dict[tuple, Hazard] = {}
-        self._escapes: dict[tuple, Escape] = {}
+        self._hazards: dict[tuple[str, int, Mutation], Hazard] = {}
+        self._escapes: dict[tuple[str, int], Escape] = {}
         self._loops: list[tuple[list[State], list[State]]] = []  # (breaks, continues)
         self._tries: list[list[State]] = []  # states any point of a try body may raise from
 
@@ -532,16 +538,19 @@ class _SnapshotFlow:
             and value.func.value.value == self.receiver
         )
 
-    def is_builtin(self, func: cst.BaseExpression) -> bool:
+    def is_builtin(self, func: cst.BaseExpression) -> TypeGuard[cst.Name]:
         if not isinstance(func, cst.Name):
             return False
         return any(q.name == f"builtins.{func.value}" for q in self.scope.get_qualified_names_for(func))
 
-    def write_through(self, target: cst.BaseExpression, statement: cst.CSTNode, verb: str = "written") -> Mutation | None:
+    def write_through(
+        self, target: cst.Attribute | cst.Subscript, statement: cst.CSTNode, verb: str = "written"
+    ) -> Mutation | None:
         root, first, _ = _root(target)
         if root in self.holders.live:
             if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
-                return Mutation(statement, f"`{root}.{first}` is {verb}", frozenset({first}), True)
+                field_name = target.attr.value  # `first`, for an attribute straight on the name
+                return Mutation(statement, f"`{root}.{field_name}` is {verb}", frozenset({field_name}), True)
             if first is None:  # `b[0] = x` on a name that may hold the batch, or a container of it
                 return Mutation(statement, f"`{root}` may be changed through a subscript", frozenset({ANY_FIELD}), True)
         # Inside a deep root: only what the old method read there counts; the rest was shared.
@@ -560,11 +569,11 @@ class _SnapshotFlow:
         func = call.func
         live = self.holders.live
         if self.is_builtin(func) and func.value in ("setattr", "delattr") and call.args:
-            root = _transparent_names(call.args[0].value)[0]
-            if root & live:
+            changed = _transparent_names(call.args[0].value)[0]
+            if changed & live:
                 attribute = call.args[1].value if len(call.args) > 1 else None
-                if isinstance(attribute, cst.SimpleString):
-                    name = attribute.evaluated_value
+                name = attribute.evaluated_value if isinstance(attribute, cst.SimpleString) else None
+                if isinstance(name, str):  # a bytes name is no attribute: any field, as for a computed one
                     return Mutation(statement, f"`{func.value}()` changes `{self.receiver}.{name}`", frozenset({name}), True)
                 return Mutation(statement, f"`{func.value}()` changes an attribute of `{self.receiver}`", frozenset({ANY_FIELD}), True)
         pure = self.is_builtin(func) and func.value in PURE_BUILTINS
@@ -603,7 +612,7 @@ class _SnapshotFlow:
     def escape(self, name: str, statement: cst.CSTNode, how: str) -> None:
         self._escapes.setdefault((name, id(statement)), Escape(name, statement, how))
 
-    def mutation(self, statement: cst.CSTNode, description: str, effects, definite: bool) -> Mutation:
+    def mutation(self, statement: cst.CSTNode, description: str, effects: Iterable[str], definite: bool) -> Mutation:
         return Mutation(statement, description, frozenset(effects), definite)
 
     # -- the walk ------------------------------------------------------------------------------
@@ -613,7 +622,9 @@ class _SnapshotFlow:
         self.report.escapes = list(self._escapes.values())
         return self.report
 
-    def _unit(self, node: cst.CSTNode, statement: cst.CSTNode, state: State | None, extra: list[Mutation] = ()) -> State | None:
+    def _unit(
+        self, node: cst.CSTNode, statement: cst.CSTNode, state: State | None, extra: Sequence[Mutation] = ()
+    ) -> State | None:
         if state is None:
             return None
         scan = _UnitScan(self, statement)
@@ -643,7 +654,7 @@ class _SnapshotFlow:
         added = frozenset(mutations)
         return {name: held | added for name, held in state.items()}
 
-    def _block(self, statements, state: State | None) -> State | None:
+    def _block(self, statements: Sequence[cst.CSTNode], state: State | None) -> State | None:
         for statement in statements:
             state = self._statement(statement, state)
         return state
@@ -653,7 +664,9 @@ class _SnapshotFlow:
             return self._block(suite.body, state)
         return self._simple_line(suite, owner, state)  # `if c: x()`: the marker goes on the owner's line
 
-    def _simple_line(self, line, statement, state: State | None) -> State | None:
+    def _simple_line(
+        self, line: cst.SimpleStatementLine | cst.BaseSuite, statement: cst.CSTNode, state: State | None
+    ) -> State | None:
         state = self._unit(line, statement, state)
         if state is None:
             return None
@@ -695,7 +708,7 @@ class _SnapshotFlow:
             state = self._body(statement.body, state, statement)
             # The context manager's exit runs what its entry was handed, once more.
             return self._apply(state, entry.calls) if state is not None else None
-        if isinstance(statement, cst.Try) or type(statement).__name__ == "TryStar":
+        if isinstance(statement, (cst.Try, cst.TryStar)):
             return self._try(statement, state)
         if isinstance(statement, cst.Match):
             state = self._unit(statement.subject, statement, state)
@@ -704,7 +717,9 @@ class _SnapshotFlow:
         # A nested def or class: decorators, defaults and a class body run now; captures are noted.
         return self._unit(statement, statement, state)
 
-    def _loop(self, statement, state: State, header: cst.CSTNode, before: cst.CSTNode | None) -> State | None:
+    def _loop(
+        self, statement: cst.While | cst.For, state: State | None, header: cst.CSTNode, before: cst.CSTNode | None
+    ) -> State | None:
         if before is not None:
             state = self._unit(before, statement, state)
         head = state
@@ -722,11 +737,11 @@ class _SnapshotFlow:
             exit_state = self._body(statement.orelse.body, exit_state, statement)
         return _join(exit_state, *breaks)
 
-    def _try(self, statement, state: State) -> State | None:
+    def _try(self, statement: cst.Try | cst.TryStar, state: State) -> State | None:
         self._tries.append([state])
         body_out = self._body(statement.body, state, statement)
         raised = _join(*self._tries.pop())
-        outs = []
+        outs: list[State | None] = []
         for handler in statement.handlers:
             entered = raised
             if handler.name is not None:
@@ -743,7 +758,7 @@ class _SnapshotFlow:
 class _Identity:
     """A set of nodes by identity (scope metadata hands back the very nodes of the tree)."""
 
-    def __init__(self, nodes) -> None:
+    def __init__(self, nodes: Iterable[object]) -> None:
         self._nodes = {id(node): node for node in nodes}
 
     def __contains__(self, node: object) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import Collection
 
 import libcst as cst
 import libcst.matchers as m
@@ -32,14 +33,24 @@ FIELDS_COMPUTED_FROM_REQS = {
     "lora_ids": "lora_id",
     "dllm_block_offsets": "dllm_block_offset",
 }
-# Public SGLang functions whose parameter upstream renamed in 0.5.13: keyword callers in plugins
-# follow them even when the definition is not in the tree being migrated.
+# The one table of SGLang functions whose `model_worker_batch` parameter upstream renamed to `batch`
+# in 0.5.13 (spec C, J), each with whether a plugin may call it: mlx's two private helpers are called
+# from SGLang's own tp_worker only. (`resolve_future` is not here: it disappeared with the parameter.)
+_UPSTREAM_RENAMED: dict[str, bool] = {  # function name -> public
+    "forward_batch_generation": True,
+    "forward_batch_embedding": True,
+    "record_batch_in_overlap": True,
+    "async_forward_batch_generation_mlx": True,
+    "draft": True,
+    "_forward_batch_generation_mlx": False,
+    "_async_extend_batch": False,
+}
+# Every one of them, public or not.
+UPSTREAM_RENAMED_CALLEES = frozenset(_UPSTREAM_RENAMED)
+# The public ones, with their renamed parameters: keyword callers in plugins follow them even when
+# the definition is not in the tree being migrated.
 UPSTREAM_RENAMED_PARAMETERS: dict[str, dict[str, str]] = {
-    name: {OLD_PARAMETER: NEW_PARAMETER}
-    for name in (
-        "forward_batch_generation", "forward_batch_embedding", "record_batch_in_overlap",
-        "async_forward_batch_generation_mlx", "draft",
-    )
+    name: {OLD_PARAMETER: NEW_PARAMETER} for name, public in _UPSTREAM_RENAMED.items() if public
 }
 # The 51 fields of 0.5.12.post1's ModelWorkerBatch (migration spec, section 2): what a use of the
 # whole old object could observe.
@@ -62,8 +73,7 @@ OVERRIDE_ARGUMENT = "seq_lens_cpu_cache"  # the only parameter get_model_worker_
 
 # A file that never mentions these bytes cannot need a change and is never parsed.
 OLD_API_BYTES = re.compile(rb"ModelWorkerBatch|model_worker_batch")
-# What any codemod can act on: the old API, or the request-pool mirror's owners and builders.
-PREFILTER_BYTES = re.compile(rb"ModelWorkerBatch|model_worker_batch|class ScheduleBatch\b|req_pool_idx for ")
+# What any codemod can act on (the engine's prefilter) is the union of their TRIGGERS: mwbmigrate.codemods.PREFILTER_BYTES.
 
 SCHEDULE_BATCH_MODULE_SUFFIX = "managers.schedule_batch"
 # `# type: X` (not `# type: ignore[...]`): only type checkers read it, so a class in it can be respelled.
@@ -102,7 +112,7 @@ def is_sglang_schedule_batch_module(module: str, location: ModuleLocation) -> bo
     return module.endswith(SCHEDULE_BATCH_MODULE_SUFFIX) and "sglang" in parts[:-2]
 
 
-def is_old_class(qualified_names: set[QualifiedName], location: ModuleLocation) -> bool:
+def is_old_class(qualified_names: Collection[QualifiedName], location: ModuleLocation) -> bool:
     for qualified in qualified_names:
         module, _, name = qualified.name.rpartition(".")
         if name != OLD_CLASS:
@@ -301,9 +311,10 @@ def union_members(annotation: cst.BaseExpression) -> list[cst.BaseExpression]:
     if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
         members = union_members(annotation.left) + union_members(annotation.right)
     elif isinstance(annotation, cst.Subscript) and m.matches(annotation.value, _OPTIONAL | _UNION):
-        if not all(isinstance(e.slice, cst.Index) for e in annotation.slice):
+        indexes = [e.slice for e in annotation.slice if isinstance(e.slice, cst.Index)]
+        if len(indexes) != len(annotation.slice):  # a slice `a:b` is no type
             return [annotation]
-        members = [m_ for e in annotation.slice for m_ in union_members(e.slice.value)]
+        members = [m_ for index in indexes for m_ in union_members(index.value)]
     else:
         return [annotation]
     return [member for member in members if not m.matches(member, m.Name("None"))]

@@ -38,6 +38,24 @@ import libcst.matchers as m
 from mwbmigrate.analysis.old_api import NEW_PARAMETER, OLD_PARAMETER, ONE_SHOT_OVERRIDES
 
 CONSUMING_CALLS = frozenset({"init_new", "forward_batch_generation", "forward_batch_embedding"})
+
+# The codemods whose rewrites semantic-review predicts, as (CODE, NAME): each declares itself with
+# these, and semantic-review judges a site by what they will do to it, without importing them.
+OVERRIDE_MOVES = ("MWB014", "override-moves")
+CORE_RUNTIME = ("MWB013", "core-runtime")
+# semantic-review's refusals of an override write or a derived read: override-moves leaves a line
+# with one of these findings where it is (the verdict was reached before the renames).
+UNMOVABLE_CODES = ("MWB103", "MWB104", "MWB116")
+
+
+def codemod_runs(codemod: tuple[str, str], disabled: frozenset[str]) -> bool:
+    """Whether the codemod (CODE, NAME) runs when `disabled` (codes and names) are off."""
+    return not any(key in disabled for key in codemod)
+
+
+def reads_through_view(class_name: str | None, function_name: str) -> bool:
+    """core-runtime makes `ForwardBatch.init_new` read derived and gated values through the view."""
+    return class_name == "ForwardBatch" and function_name == "init_new"
 DERIVED_MODE = "capture_hidden_mode"
 # The override upstream moved from the forward batch (written after init_new) onto the batch.
 FORWARD_BATCH_OVERRIDE = "return_hidden_states_before_norm"

@@ -8,7 +8,7 @@ the same function exact.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, cast
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -27,8 +27,10 @@ class LocalPositions:
             return cached[1]
         provider = PositionProvider()
         root._codegen(PositionProvidingCodegenState(default_indent="    ", default_newline="\n", provider=provider))
-        self._by_root[id(root)] = (root, provider._computed)
-        return provider._computed
+        # The provider's table is typed for lazy values, but PositionProvider stores each CodeRange itself.
+        computed = cast("Mapping[cst.CSTNode, CodeRange]", provider._computed)
+        self._by_root[id(root)] = (root, computed)
+        return computed
 
     def line(self, node: cst.CSTNode, root: cst.CSTNode) -> int:
         return self.within(root)[node].start.line

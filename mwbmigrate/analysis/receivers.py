@@ -7,13 +7,18 @@ binding is `<receiver>.get_model_worker_batch(...)`, the receiver itself, or ano
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import Scope, ScopeProvider
+from libcst import MetadataDependent
+from libcst.metadata import Assignment, Scope, ScopeProvider
 
 from mwbmigrate.analysis.mutations import REBOUND, Hazard, snapshot_report
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
+
+# Each local's plain `name = value` bindings, in order: name -> [(statement, value)].
+AssignsByName = dict[str, list[tuple[cst.SimpleStatementLine, cst.BaseExpression]]]
 
 
 @dataclass
@@ -58,6 +63,14 @@ def old_method_call(node: cst.BaseExpression) -> cst.Call | None:
     return None
 
 
+def call_receiver(call: cst.Call) -> str | None:
+    """`batch` in `batch.get_model_worker_batch()`: the receiver of a method call, when it is a plain name."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+        return func.value.value
+    return None
+
+
 def override_argument(call: cst.Call) -> cst.BaseExpression | None:
     """The `seq_lens_cpu_cache` value passed to `get_model_worker_batch`, keyword or positional."""
     for argument in call.args:
@@ -98,7 +111,12 @@ class _Collector(cst.CSTVisitor):
                 self.assigns.append((node, assign.targets[0].target.value, assign.value))
 
 
-def analyse_function(codemod, function: cst.FunctionDef, param_is_old, skip_receivers=frozenset()) -> FunctionFacts:
+def analyse_function(
+    codemod: MetadataDependent,
+    function: cst.FunctionDef,
+    param_is_old: Callable[[cst.Param], bool],
+    skip_receivers: Collection[str] = frozenset(),
+) -> FunctionFacts:
     """Facts about one function; `param_is_old(param)` says whether a parameter holds the old object.
 
     Calls on `skip_receivers` are not SGLang's method (a local class defines its own) and are
@@ -119,13 +137,14 @@ def analyse_function(codemod, function: cst.FunctionDef, param_is_old, skip_rece
     calls: dict[str, list[tuple[cst.SimpleStatementLine, cst.Call]]] = {}
     for statement, name, value in collector.assigns:
         call = old_method_call(value)
-        if call is not None and isinstance(call.func.value, cst.Name):
-            if call.func.value.value in skip_receivers:
+        receiver = call_receiver(call) if call is not None else None
+        if call is not None and receiver is not None:
+            if receiver in skip_receivers:
                 continue
-            receivers.setdefault(name, call.func.value.value)
+            receivers.setdefault(name, receiver)
             calls.setdefault(name, []).append((statement, call))
 
-    assigns_by_name: dict[str, list[tuple[cst.SimpleStatementLine, cst.BaseExpression]]] = {}
+    assigns_by_name: AssignsByName = {}
     for statement, name, value in collector.assigns:
         assigns_by_name.setdefault(name, []).append((statement, value))
 
@@ -133,7 +152,7 @@ def analyse_function(codemod, function: cst.FunctionDef, param_is_old, skip_rece
     changed = True
     while changed:
         changed = False
-        for statement, name, value in collector.assigns:
+        for _statement, name, value in collector.assigns:
             if name in candidates or not isinstance(value, cst.Name) or value.value not in candidates:
                 continue
             candidates[name] = candidates[value.value]
@@ -142,7 +161,7 @@ def analyse_function(codemod, function: cst.FunctionDef, param_is_old, skip_rece
     for name, receiver in list(candidates.items()):
         reason = _alias_refusal(name, receiver, candidates, assigns_by_name, scope)
         if reason is None:
-            for statement, call in calls.get(name, []):
+            for _statement, call in calls.get(name, []):
                 if not call_is_migratable(call):
                     reason = f"`{OLD_METHOD}` called with arguments other than `{OVERRIDE_ARGUMENT}`"
         if reason is not None:
@@ -151,7 +170,7 @@ def analyse_function(codemod, function: cst.FunctionDef, param_is_old, skip_rece
             candidates.pop(name)
     # An alias of a refused name is refused too.
     for name in list(candidates):
-        for statement, value in assigns_by_name[name]:
+        for _statement, value in assigns_by_name[name]:
             if isinstance(value, cst.Name) and value.value not in candidates and value.value != candidates[name]:
                 candidates.pop(name, None)
                 break
@@ -168,21 +187,23 @@ def analyse_function(codemod, function: cst.FunctionDef, param_is_old, skip_rece
     return facts
 
 
-def _alias_refusal(name, receiver, candidates, assigns_by_name, scope) -> str | None:
+def _alias_refusal(
+    name: str, receiver: str, candidates: dict[str, str], assigns_by_name: AssignsByName, scope: Scope
+) -> str | None:
     if name == receiver:
         return f"`{name}` is both the receiver and the result"
     for assignment in scope.assignments[name]:
-        node = assignment.node
+        node = assignment.node if isinstance(assignment, Assignment) else None
         if isinstance(node, cst.Param):
             return f"`{name}` is also a parameter"
         if not isinstance(node, cst.Name):
             return f"`{name}` is bound by something other than a plain assignment"
     if len(list(scope.assignments[name])) != len(assigns_by_name.get(name, [])):
         return f"`{name}` is bound by something other than a plain assignment"
-    for statement, value in assigns_by_name.get(name, []):
+    for _statement, value in assigns_by_name.get(name, []):
         call = old_method_call(value)
         if call is not None:
-            if not (isinstance(call.func.value, cst.Name) and call.func.value.value == receiver):
+            if call_receiver(call) != receiver:
                 return f"`{name}` is bound from more than one receiver"
             continue
         if isinstance(value, cst.Name) and (value.value == receiver or candidates.get(value.value) == receiver):
@@ -191,7 +212,15 @@ def _alias_refusal(name, receiver, candidates, assigns_by_name, scope) -> str | 
     return None
 
 
-def _judge_snapshots(facts, function, scope, receiver, names, candidates, assigns_by_name) -> None:
+def _judge_snapshots(
+    facts: FunctionFacts,
+    function: cst.FunctionDef,
+    scope: Scope,
+    receiver: str,
+    names: set[str],
+    candidates: dict[str, str],
+    assigns_by_name: AssignsByName,
+) -> None:
     """Whether the batch can change before a use of the snapshot names bound from `receiver`
     (analysis.mutations). A definite change (a write, a rebinding, a `del`) keeps the call (MWB101);
     a possible one (a call that may change the batch) is rewritten and marked there (MWB141); a
@@ -201,7 +230,7 @@ def _judge_snapshots(facts, function, scope, receiver, names, candidates, assign
     report = snapshot_report(function, scope, receiver, names)
     groups = _alias_groups(names, assigns_by_name)
     refused: dict[frozenset[str], str] = {}
-    for name, statement in report.deleted:
+    for name, _statement in report.deleted:
         refused.setdefault(groups[name], f"`del {name}` would delete `{receiver}` once `{name}` reads it")
     for hazard in report.hazards:
         if hazard.mutation.definite:
@@ -242,7 +271,7 @@ def _definite_reason(hazard: Hazard, receiver: str) -> str:
     return f"{mutation.description} before `{hazard.name}` is used, so the old snapshot and the live batch differ"
 
 
-def _alias_groups(names: set[str], assigns_by_name) -> dict[str, frozenset[str]]:
+def _alias_groups(names: set[str], assigns_by_name: AssignsByName) -> dict[str, frozenset[str]]:
     """Each snapshot name -> the names `x = y` joins it to."""
     parent = {name: name for name in names}
 

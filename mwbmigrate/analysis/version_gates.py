@@ -25,12 +25,13 @@ class level. The rest of the file migrates. Regions are nodes of one module obje
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ScopeProvider
+from libcst.metadata import Assignment, MetadataWrapper, ScopeProvider
 
+from mwbmigrate.analysis.calls import last_name
 from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_METHOD, OLD_PARAMETER
 
 FEATURE_CHECKS = frozenset({"hasattr", "getattr"})
@@ -64,14 +65,6 @@ def string_value(node: cst.CSTNode) -> str | None:
         except Exception:  # noqa: BLE001 - an odd literal is simply not a key
             return None
         return value if isinstance(value, str) else None
-    return None
-
-
-def last_name(func: cst.BaseExpression) -> str | None:
-    if isinstance(func, cst.Name):
-        return func.value
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
     return None
 
 
@@ -198,7 +191,7 @@ class _Nodes:
     def __contains__(self, node: object) -> bool:
         return self._nodes.get(id(node)) is node
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[cst.CSTNode]:
         return iter(self._nodes.values())
 
     def __bool__(self) -> bool:
@@ -235,8 +228,8 @@ def module_flags(module: cst.Module) -> tuple[_Nodes, dict[str, str]]:
             guarded = guarded_imports(node)
             if not guarded:
                 return
-            for statement in guarded:
-                imports.add(statement)
+            for guarded_import in guarded:
+                imports.add(guarded_import)
             blocks = [node.body, *(h.body for h in node.handlers), *([node.orelse.body] if node.orelse else [])]
             for block in blocks:
                 for statement in simple_statements(block):
@@ -355,14 +348,15 @@ def find_version_gates(wrapper: MetadataWrapper) -> VersionGates:
     imports, flags = module_flags(module)
     gates = VersionGates(guarded_imports=imports, flags=flags)
     guarded_uses = _Nodes()
-    if imports:
-        scopes = wrapper.resolve(ScopeProvider)
-        scope = scopes.get(module)
-        for assignment in scope.assignments if scope is not None else ():
-            if isinstance(assignment.node, cst.ImportFrom) and assignment.node in imports:
+    scope = wrapper.resolve(ScopeProvider).get(module) if imports else None
+    if scope is not None:
+        assignments = scope.assignments
+        for assignment in assignments:
+            # An `Assignment` has the node that binds; a module scope holds no other kind.
+            if isinstance(assignment, Assignment) and isinstance(assignment.node, cst.ImportFrom) and assignment.node in imports:
                 names = gates.guarded_names.setdefault(assignment.name, _Nodes())
-                for other in scope.assignments[assignment.name]:
-                    if isinstance(other.node, cst.Name):
+                for other in assignments[assignment.name]:
+                    if isinstance(other, Assignment) and isinstance(other.node, cst.Name):
                         names.add(other.node)
                         guarded_uses.add(other.node)
                     for reference in other.references:

@@ -25,11 +25,15 @@ override-arguments runs last and only with `--target-version 0.5.16`: it turns t
    its consuming call (override-moves), and every other codemod's edits to those lines done.
 keyword-callers is not here: it needs the whole project's renamed signatures (engine pass 2).
 
-PREREQUISITES says which codemods one needs to run with it (`--select`/`--ignore` may not split them):
-its output is only correct, or only reported, when they run too.
+Each codemod declares what it needs run with it (REQUIRES: its output is only correct, or only
+reported, when they run too; `--select`/`--ignore` may not split them), its TRIGGERS (the engine's
+prefilter is their union), its REVIEW_CODES and TARGET_VERSIONS. `check_registry()` holds the
+registry to those declarations.
 """
 
 from __future__ import annotations
+
+import re
 
 from mwbmigrate.codemods.base import MigrationCodemod
 from mwbmigrate.codemods.class_references import ReplaceClassReferences
@@ -43,8 +47,8 @@ from mwbmigrate.codemods.isinstance_checks import DropOldClassInstanceChecks
 from mwbmigrate.codemods.keyword_callers import RenameKeywordArguments
 from mwbmigrate.codemods.override_arguments import PassOverridesAsArguments
 from mwbmigrate.codemods.override_moves import MoveOverridesToTheirForward
-from mwbmigrate.codemods.req_pool_mirror import RepairRequestPoolMirror
 from mwbmigrate.codemods.parameter_renames import RenameOldObjectParameters
+from mwbmigrate.codemods.req_pool_mirror import RepairRequestPoolMirror
 from mwbmigrate.codemods.semantic_review import ReportSemanticRisks
 from mwbmigrate.codemods.wild_shapes import ReportWildShapes
 from mwbmigrate.codemods.worker_batch_calls import DropWorkerBatchCalls
@@ -77,28 +81,13 @@ def codemod_by_key(key: str) -> type[MigrationCodemod] | None:
     return None
 
 
-# Those that rewrite old-API sites need the two reports: semantic-review marks the hazards of each
-# rewrite, wild-shapes the version-gated code that must not be rewritten blindly (without them a
-# rewrite changes behaviour with nothing said).
-_REPORTS = (ReportSemanticRisks.CODE, ReportWildShapes.CODE)
-PREREQUISITES: dict[str, tuple[str, ...]] = {
-    # A local read through the ScheduleBatch must not name a field only the old object had.
-    DropWorkerBatchCalls.CODE: (RenameOldObjectFields.CODE, *_REPORTS),
-    RenameOldObjectFields.CODE: _REPORTS,
-    # In-tree `f(model_worker_batch=...)` callers must follow the renamed parameter.
-    RenameOldObjectParameters.CODE: (RenameKeywordArguments.CODE, *_REPORTS),
-    RenameKeywordArguments.CODE: _REPORTS,
-    # `ScheduleBatch` must be imported where an annotation now names it.
-    ReplaceClassReferences.CODE: (MigrateImports.CODE, *_REPORTS),
-    DropOldClassInstanceChecks.CODE: _REPORTS,
-    MoveOverridesToTheirForward.CODE: _REPORTS,
-    MoveCoreOntoRuntime.CODE: _REPORTS,
-    PassOverridesAsArguments.CODE: _REPORTS,
-    # Deleting the class and `get_model_worker_batch` is only sound when every reference, call,
-    # isinstance check and ForwardBatch.init_new moved off them in the same run.
-    RemoveOldClass.CODE: (ReplaceClassReferences.CODE, DropWorkerBatchCalls.CODE, DropOldClassInstanceChecks.CODE,
-                          RenameOldObjectParameters.CODE, MoveCoreOntoRuntime.CODE, *_REPORTS),
-}
+# What each codemod needs run with it (its REQUIRES), by code: `--select`/`--ignore` may not split them.
+PREREQUISITES: dict[str, tuple[str, ...]] = {codemod.CODE: codemod.REQUIRES for codemod in ALL_CODEMODS if codemod.REQUIRES}
+
+# The engine's byte prefilter: a module with none of the codemods' TRIGGERS is never parsed.
+PREFILTER_BYTES: re.Pattern[bytes] = re.compile(
+    b"|".join(re.escape(trigger.encode()) for trigger in dict.fromkeys(t for c in ALL_CODEMODS for t in c.TRIGGERS))
+)
 
 
 def prerequisites(code: str) -> set[str]:
@@ -126,7 +115,45 @@ def split_prerequisites(disabled: frozenset[str]) -> list[str]:
             continue
         missing = sorted(prerequisites(codemod.CODE) & disabled)
         if missing:
-            names = ", ".join(f"{code} ({codemod_by_key(code).NAME})" for code in missing)
+            names = ", ".join(f"{code} ({_name_of(code)})" for code in missing)
             problems.append(f"{codemod.CODE} ({codemod.NAME}) needs {names}")
+    return problems
+
+
+def _name_of(code: str) -> str:
+    codemod = codemod_by_key(code)
+    return codemod.NAME if codemod is not None else code
+
+
+def check_registry() -> list[str]:
+    """One line per broken declaration of the registry (empty: it is sound).
+
+    Codes and names are unique; each REQUIRES names a registered codemod (pass 1 or pass 2; one
+    that must see the code after this one, as imports after class-references, comes later) and no
+    cycle through itself; TRIGGERS are set; each REVIEW_CODES entry is documented in
+    mwbmigrate/review.py; TARGET_VERSIONS are versions the tool produces."""
+    from mwbmigrate.analysis.target_versions import TARGET_VERSIONS
+    from mwbmigrate.review import REVIEW_CODES
+
+    problems: list[str] = []
+    codes = [codemod.CODE for codemod in ALL_CODEMODS]
+    names = [codemod.NAME for codemod in ALL_CODEMODS]
+    problems += [f"code {code} used twice" for code in sorted({c for c in codes if codes.count(c) > 1})]
+    problems += [f"name {name} used twice" for name in sorted({n for n in names if names.count(n) > 1})]
+    problems += [f"{c.__name__} is registered in both passes" for c in set(CODEMODS) & set(SECOND_PASS_CODEMODS)]
+    for codemod in ALL_CODEMODS:
+        label = f"{codemod.CODE} ({codemod.NAME})"
+        for required in codemod.REQUIRES:
+            if required not in codes:
+                problems.append(f"{label} requires {required}, which is not registered")
+        if codemod.CODE in prerequisites(codemod.CODE):
+            problems.append(f"{label} requires itself (a cycle of REQUIRES)")
+        if not getattr(codemod, "TRIGGERS", ()):
+            problems.append(f"{label} declares no TRIGGERS")
+        for code in codemod.REVIEW_CODES:
+            if code not in REVIEW_CODES:
+                problems.append(f"{label} declares {code}, which mwbmigrate/review.py does not document")
+        if not codemod.TARGET_VERSIONS or set(codemod.TARGET_VERSIONS) - set(TARGET_VERSIONS):
+            problems.append(f"{label} declares TARGET_VERSIONS {codemod.TARGET_VERSIONS}, not among {TARGET_VERSIONS}")
     return problems
 

@@ -7,15 +7,37 @@ from typing import ClassVar, Sequence
 
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
-from libcst.metadata import MetadataWrapper, ScopeProvider
+from libcst.metadata import MetadataWrapper, ProviderT, ScopeProvider
 
-from mwbmigrate.analysis.old_api import ModuleLocation, refers_to_old_class
+from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_PARAMETER, ModuleLocation, refers_to_old_class
 from mwbmigrate.analysis.positions import LocalPositions
 from mwbmigrate.analysis.signatures import ProjectSignatures
-from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION
+from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, TARGET_VERSIONS
 from mwbmigrate.analysis.version_gates import VersionGates, find_version_gates
+from mwbmigrate.codemods.findings import (
+    MARKER_PREFIX,
+    MAX_REASON_CHARS,
+    Finding,
+    FindingStore,
+    PassFindings,
+    marker_slot,
+    marker_text,
+    one_line_reason,
+    slot_comment,
+    with_marker,
+)
 
-MARKER_PREFIX = "# mwbmigrate: "
+__all__ = [
+    "MARKER_PREFIX", "MAX_REASON_CHARS", "OLD_API", "REPORTS", "Finding", "MigrationCodemod", "MigrationState", "NodeSet", "add_marker",
+    "marker_text", "one_line_reason", "statement_markers", "tidy_block_start",
+]
+
+# The tokens of the old API itself: a module with neither has nothing any codemod migrates.
+OLD_API: tuple[str, ...] = (OLD_CLASS, OLD_PARAMETER)  # the method's name contains the parameter's
+# Those that rewrite old-API sites need the two reports: semantic-review marks the hazards of each
+# rewrite, wild-shapes the version-gated code that must not be rewritten blindly (without them a
+# rewrite changes behaviour with nothing said).
+REPORTS: tuple[str, ...] = ("MWB010", "MWB011")
 # Where migrated code imports the runtime helpers from, unless `--runtime vendor` names a private copy.
 RUNTIME_MODULE = "mwbmigrate.runtime"
 
@@ -38,6 +60,7 @@ class MigrationState:
     target_version: str = DEFAULT_TARGET_VERSION  # the SGLang API shape to produce (analysis.target_versions)
     request_mirror: bool | None = None  # see TransformOptions.request_mirror
     collapse_compat: bool = False  # see TransformOptions.collapse_compat
+    findings: FindingStore = field(default_factory=FindingStore)  # rendered as markers once, by the engine
     _metadata: MetadataWrapper | None = field(default=None, repr=False)
     _gates: tuple[cst.Module, VersionGates] | None = field(default=None, repr=False)
     positions: LocalPositions = field(default_factory=LocalPositions, repr=False)
@@ -84,52 +107,23 @@ def state_of(context: CodemodContext) -> MigrationState:
     return context.scratch[STATE_KEY]
 
 
-MAX_REASON_CHARS = 240  # one readable line; longer than every reason the codemods write about the code itself
-
-
-def one_line_reason(reason: str) -> str:
-    """A reason as a marker can carry it: a comment is one line (LibCST rejects a newline in one,
-    and a reason may quote multi-line source), so whitespace runs collapse and long text is cut."""
-    text = " ".join(reason.split())
-    if len(text) > MAX_REASON_CHARS:
-        text = text[: MAX_REASON_CHARS - 3].rstrip() + "..."
-    return text
-
-
-def marker_text(code: str, reason: str) -> str:
-    return f"{MARKER_PREFIX}{code} {one_line_reason(reason)}"
-
-
 def statement_markers(statement: cst.CSTNode) -> str:
     """The review markers already on a statement's (header) line, as one string ("" when none)."""
-    if isinstance(statement, cst.SimpleStatementLine):
-        whitespace = statement.trailing_whitespace
-    else:
-        body = getattr(statement, "body", None)
-        whitespace = body.header if isinstance(body, cst.IndentedBlock) else getattr(body, "trailing_whitespace", None)
-    comment = whitespace.comment.value if isinstance(whitespace, cst.TrailingWhitespace) and whitespace.comment else ""
+    comment = slot_comment(marker_slot(statement))
     index = comment.find(MARKER_PREFIX)
     return comment[index:] if index >= 0 else ""
-
-
-def _with_marker(whitespace: cst.TrailingWhitespace, text: str) -> cst.TrailingWhitespace:
-    if whitespace.comment is not None:
-        if text in whitespace.comment.value:
-            return whitespace
-        return whitespace.with_changes(comment=cst.Comment(f"{whitespace.comment.value}  {text}"))
-    return whitespace.with_changes(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(text))
 
 
 def add_marker(statement: cst.CSTNode, text: str) -> cst.CSTNode:
     """Put a marker comment at the end of the statement's (header) line."""
     if isinstance(statement, cst.SimpleStatementLine):
-        return statement.with_changes(trailing_whitespace=_with_marker(statement.trailing_whitespace, text))
+        return statement.with_changes(trailing_whitespace=with_marker(statement.trailing_whitespace, text))
     body = getattr(statement, "body", None)
     if isinstance(body, cst.IndentedBlock):
-        return statement.with_changes(body=body.with_changes(header=_with_marker(body.header, text)))
+        return statement.with_changes(body=body.with_changes(header=with_marker(body.header, text)))
     if isinstance(body, cst.SimpleStatementSuite):
         return statement.with_changes(
-            body=body.with_changes(trailing_whitespace=_with_marker(body.trailing_whitespace, text))
+            body=body.with_changes(trailing_whitespace=with_marker(body.trailing_whitespace, text))
         )
     return statement
 
@@ -151,16 +145,29 @@ def tidy_block_start(original_body: Sequence[cst.CSTNode], updated_body: Sequenc
 
 
 class MigrationCodemod(Codemod, cst.CSTTransformer):
-    """Base of every codemod: a stable code, a one-line summary, and `review()` for refusals.
+    """Base of every codemod: its declared contract, and `review()` for refusals.
 
-    `review()` records a marker for the innermost statement around a node; the marker is attached
-    when that statement is left, so line numbers are read off the final text.
+    `review()` records a `Finding` for the innermost statement around a node; it is anchored when
+    that statement is left (to the statement's marker slot, `codemods.findings`), follows the
+    statement through every later codemod, and the engine renders it as a marker comment once, at
+    the end. A codemod that only reports therefore leaves the module as it was, and the next one
+    reuses its resolved scopes.
     """
 
-    CODE: ClassVar[str]
-    NAME: ClassVar[str]
-    SUMMARY: ClassVar[str]
-    METADATA_DEPENDENCIES: ClassVar[Sequence] = (ScopeProvider,)
+    CODE: ClassVar[str]  # "MWB005"
+    NAME: ClassVar[str]  # "worker-batch-calls"
+    SUMMARY: ClassVar[str]  # one line
+    # Identifiers or tokens without which this codemod cannot change a module: `applies_to`'s
+    # default, and (their union over the registry) the engine's byte prefilter.
+    TRIGGERS: ClassVar[tuple[str, ...]]
+    REVIEW_CODES: ClassVar[tuple[str, ...]] = ()  # every MWB1xx it may emit (review() refuses others)
+    # CODEs of the codemods that must run whenever this one runs: its output is only correct, or
+    # only reported, with them (earlier in the registry, or in the second pass).
+    REQUIRES: ClassVar[tuple[str, ...]] = ()
+    TARGET_VERSIONS: ClassVar[tuple[str, ...]] = TARGET_VERSIONS  # the --target-version values it runs for
+    # Declared only by the codemods that read them: LibCST merges a class's dependencies with its
+    # bases', so a base that declared ScopeProvider would resolve scopes for every codemod.
+    METADATA_DEPENDENCIES: ClassVar[Sequence[ProviderT]] = ()
 
     def __init__(self, context: CodemodContext) -> None:
         # A plain CSTTransformer: the matcher-decorator machinery of ContextAwareTransformer costs
@@ -168,7 +175,8 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
         Codemod.__init__(self, context)
         cst.CSTTransformer.__init__(self)
         self.state = state_of(context)
-        self._pending_markers: dict[int, tuple[cst.CSTNode, list[str]]] = {}  # id -> (statement, markers)
+        self._pending: dict[int, tuple[cst.CSTNode, list[Finding]]] = {}  # id -> (statement, its new findings)
+        self._findings: PassFindings = self.state.findings.begin()
         # Ancestors of the node being visited; cheaper than ParentNodeProvider on large modules.
         self._ancestors: list[cst.CSTNode] = []
         self._skipped: list[cst.CSTNode] = []  # gated regions being passed over
@@ -236,14 +244,50 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
 
     # -- findings ------------------------------------------------------------------------------
     def review(self, node: cst.CSTNode, code: str, reason: str, suggestion: str = "") -> None:
+        if code not in self.REVIEW_CODES:
+            raise ValueError(f"{self.NAME} reported {code}, which it does not declare in REVIEW_CODES")
         if not self.state.wants_review(code):
             return
-        reason = one_line_reason(reason)  # the key the report reads back off the marker
-        self.state.suggestions[(code, reason)] = suggestion
+        finding = Finding(code, one_line_reason(reason), suggestion)
+        self.state.suggestions[(code, finding.reason)] = suggestion
         statement = self.enclosing_statement(node)
-        self._pending_markers.setdefault(id(statement), (statement, []))[1].append(marker_text(code, reason))
+        self._pending.setdefault(id(statement), (statement, []))[1].append(finding)
 
-    def on_leave(self, original_node, updated_node):  # type: ignore[override]
+    def review_returned(self, node: cst.CSTNode, code: str, reason: str) -> cst.CSTNode:
+        """A finding on a statement this codemod builds and returns (no original to leave)."""
+        if code not in self.REVIEW_CODES:
+            raise ValueError(f"{self.NAME} reported {code}, which it does not declare in REVIEW_CODES")
+        if self.state.wants_review(code):
+            finding = Finding(code, one_line_reason(reason))
+            self.state.suggestions[(code, finding.reason)] = ""
+            self._findings.attach(None, node, [finding])
+        return node
+
+    def carry_findings(self, source: cst.CSTNode, target: cst.CSTNode) -> None:
+        """`source`'s findings go with `target`, which took over its line's comment (a folded write)."""
+        self._findings.moved(marker_slot(source), marker_slot(target))
+
+    def reported_on(self, statement: cst.CSTNode, codes: Sequence[str] | None = None) -> bool:
+        """Whether `statement` carries a finding (with one of `codes`): this run's, or, on a line an
+        earlier run marked, its marker (read as a suppression, never written back)."""
+        found = [*self._findings.slots.at(marker_slot(statement))]
+        pending = self._pending.get(id(statement))
+        if pending is not None and pending[0] is statement:
+            found.extend(pending[1])
+        if any(codes is None or f.code in codes for f in found):
+            return True
+        earlier = statement_markers(statement)
+        return bool(earlier) and (codes is None or any(f"{MARKER_PREFIX}{code} " in earlier for code in codes))
+
+    def reasons_on(self, statement: cst.CSTNode) -> str:
+        """The marker texts of `statement`'s findings and an earlier run's markers, as one string."""
+        found = [*self._findings.slots.at(marker_slot(statement))]
+        pending = self._pending.get(id(statement))
+        if pending is not None and pending[0] is statement:
+            found.extend(pending[1])
+        return "  ".join([statement_markers(statement), *(f.text for f in found)])
+
+    def on_leave(self, original_node, updated_node):  # type: ignore[no-untyped-def]
         if self._skipped and self._skipped[-1] is original_node:
             self._skipped.pop()  # its visit_ never ran, so neither does its leave_
             updated = updated_node
@@ -252,23 +296,28 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
                 self._gated_depth -= 1
             updated = super().on_leave(original_node, updated_node)
         self._ancestors.pop()
-        pending = self._pending_markers.pop(id(original_node), None)
-        markers = pending[1] if pending is not None and pending[0] is original_node else None
-        if markers and isinstance(updated, cst.CSTNode):
-            for text in markers:
-                updated = add_marker(updated, text)
+        if isinstance(original_node, cst.TrailingWhitespace):
+            self._findings.moved(original_node, updated)  # earlier codemods' findings follow the line
+        pending = self._pending.pop(id(original_node), None)
+        if pending is not None and pending[0] is original_node:
+            # Removed, or replaced by several statements: its new findings go, as comments added here would.
+            self._findings.attach(original_node, updated if isinstance(updated, cst.CSTNode) else None, pending[1])
         return updated
 
     @classmethod
     def applies_to(cls, text: str, state: MigrationState) -> bool:
         """A cheap textual test: False means this codemod cannot change the module (skipped)."""
-        return True
+        return any(trigger in text for trigger in cls.TRIGGERS)
 
     def transform_module(self, tree: cst.Module) -> cst.Module:
         wrapper = self.state.metadata_for(tree)
         with self.resolve(wrapper):
             self.context = replace(self.context, wrapper=wrapper)
             return self.transform_module_impl(wrapper.module)
+
+    def pass_findings(self) -> PassFindings:
+        """The findings as this pass leaves them (the engine commits them with the module it keeps)."""
+        return self._findings
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         return tree.visit(self)

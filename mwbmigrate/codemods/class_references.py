@@ -29,11 +29,16 @@ from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import QualifiedNameSource, ScopeProvider
 
 from mwbmigrate.analysis.old_api import (
-    NEW_CLASS, OLD_CLASS, TYPE_COMMENT, OldClassSpellings, is_alias_use, old_class_spellings,
+    NEW_CLASS,
+    OLD_CLASS,
+    TYPE_COMMENT,
+    OldClassSpellings,
+    is_alias_use,
+    old_class_spellings,
 )
 from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.codemods._shared import param_holds_old_object
-from mwbmigrate.codemods.base import MARKER_PREFIX, MigrationCodemod, statement_markers
+from mwbmigrate.codemods.base import MARKER_PREFIX, REPORTS, MigrationCodemod
 
 _UNION = m.Name("Union") | m.Attribute(attr=m.Name("Union"))
 # Where the class is only a type: nothing at run time sees which class it is.
@@ -61,11 +66,10 @@ class ReplaceClassReferences(MigrationCodemod):
     CODE = "MWB002"
     NAME = "class-references"
     SUMMARY = "Replace `ModelWorkerBatch` in annotations and type expressions with `ScheduleBatch`; collapse `Union`s; widen to `Optional` where the body tests `is None`."
+    TRIGGERS = (OLD_CLASS,)
+    REVIEW_CODES = ("MWB111", "MWB152", "MWB153")
+    REQUIRES = ("MWB001", *REPORTS)
     METADATA_DEPENDENCIES = (ScopeProvider,)
-
-    @classmethod
-    def applies_to(cls, text, state):
-        return OLD_CLASS in text
 
     def __init__(self, context) -> None:
         super().__init__(context)
@@ -153,7 +157,7 @@ class ReplaceClassReferences(MigrationCodemod):
 
     def _report_value_use(self, node: cst.CSTNode) -> None:
         statement = self.enclosing_statement(node)
-        if OLD_CLASS in statement_markers(statement):
+        if OLD_CLASS in self.reasons_on(statement):
             return  # already reported for what this statement does with the class (MWB110, MWB133, ...)
         alias = self._defined_alias(node)
         if alias is not None:

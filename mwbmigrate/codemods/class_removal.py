@@ -20,7 +20,7 @@ from libcst.metadata import ScopeProvider
 
 from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS, OLD_METHOD
 from mwbmigrate.analysis.target_versions import overrides_are_arguments
-from mwbmigrate.codemods.base import MigrationCodemod
+from mwbmigrate.codemods.base import REPORTS, MigrationCodemod
 
 # Names the declarations use: (module, object); object None for `import module`.
 DECLARATION_IMPORTS = {
@@ -50,6 +50,8 @@ class RemoveOldClass(MigrationCodemod):
     CODE = "MWB009"
     NAME = "class-removal"
     SUMMARY = "Delete `class ModelWorkerBatch` and `ScheduleBatch.get_model_worker_batch`; declare the one-shot override fields."
+    TRIGGERS = (OLD_CLASS, OLD_METHOD)
+    REQUIRES = ("MWB002", "MWB005", "MWB008", "MWB004", "MWB013", *REPORTS)
     METADATA_DEPENDENCIES = (ScopeProvider,)
 
     @classmethod

@@ -46,9 +46,10 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor
 
+from mwbmigrate.analysis.override_sites import CORE_RUNTIME, reads_through_view
 from mwbmigrate.analysis.target_versions import overrides_are_arguments
-from mwbmigrate.codemods.base import MigrationCodemod
-from mwbmigrate.codemods.override_arguments import init_new_with_override_arguments
+from mwbmigrate.codemods._call_layout import init_new_with_override_arguments
+from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod
 
 VIEW = "forward_batch_view"
 ISOLATION = "overlap_forward_isolation"
@@ -89,9 +90,10 @@ def _is_forward_stream(statement: cst.CSTNode) -> bool:
 
 
 class MoveCoreOntoRuntime(MigrationCodemod):
-    CODE = "MWB013"
-    NAME = "core-runtime"
+    CODE, NAME = CORE_RUNTIME
     SUMMARY = "In an SGLang core tree: `ForwardBatch.init_new` reads the batch through the runtime's view; the overlap forward runs in `overlap_forward_isolation`."
+    TRIGGERS = OLD_API
+    REQUIRES = REPORTS
     METADATA_DEPENDENCIES = ()
 
     @classmethod
@@ -132,7 +134,7 @@ class MoveCoreOntoRuntime(MigrationCodemod):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef):
         self._verify_streams.pop()
-        if self.enclosing_class() == "ForwardBatch" and updated_node.name.value == "init_new":
+        if reads_through_view(self.enclosing_class(), updated_node.name.value):
             return self._view_in_init_new(updated_node)
         return updated_node
 

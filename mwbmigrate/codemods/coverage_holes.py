@@ -21,8 +21,7 @@ from libcst.metadata import ScopeProvider
 
 from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_METHOD, OLD_PARAMETER, TYPE_COMMENT, old_class_spellings
 from mwbmigrate.analysis.receivers import all_params
-from mwbmigrate.codemods.base import MARKER_PREFIX, MigrationCodemod, NodeSet, statement_markers
-
+from mwbmigrate.codemods.base import MARKER_PREFIX, MigrationCodemod, NodeSet
 
 
 class _StarImports(cst.CSTVisitor):
@@ -36,11 +35,9 @@ class ReportCoverageHoles(MigrationCodemod):
     CODE = "MWB020"
     NAME = "coverage-holes"
     SUMMARY = "Rewrites nothing: reports old API (class, method, string annotation, type comment) left on a statement with no review marker (MWB151)."
+    TRIGGERS = (OLD_CLASS, OLD_PARAMETER)
+    REVIEW_CODES = ("MWB151",)
     METADATA_DEPENDENCIES = (ScopeProvider,)
-
-    @classmethod
-    def applies_to(cls, text, state):
-        return OLD_CLASS in text or OLD_PARAMETER in text  # the method's name contains the parameter's
 
     def __init__(self, context) -> None:
         super().__init__(context)
@@ -58,7 +55,7 @@ class ReportCoverageHoles(MigrationCodemod):
 
     def _hole(self, node: cst.CSTNode, token: str, why: str = "no rule migrated or reported it; it breaks on 0.5.13") -> None:
         statement = self.enclosing_statement(node)
-        if MARKER_PREFIX in statement_markers(statement) or statement in self._reported:
+        if self.reported_on(statement) or statement in self._reported:
             return  # reported already: one marker a statement is enough to send the reader there
         self._reported.add(statement)
         self.review(node, "MWB151", f"old API left here: `{token}` ({why})")

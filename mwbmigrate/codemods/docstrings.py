@@ -12,7 +12,7 @@ import re
 
 import libcst as cst
 
-from mwbmigrate.codemods.base import MigrationCodemod
+from mwbmigrate.codemods.base import OLD_API, MigrationCodemod
 
 OLD_FLOW = "ScheduleBatch -> ModelWorkerBatch -> ForwardBatch"
 NEW_FLOW = "ScheduleBatch -> ForwardBatch"
@@ -43,6 +43,7 @@ class UpdateDataFlowDocstrings(MigrationCodemod):
     CODE = "MWB003"
     NAME = "docstrings"
     SUMMARY = "Rewrite the data-flow line `ScheduleBatch -> ModelWorkerBatch -> ForwardBatch` in docstrings."
+    TRIGGERS = OLD_API
     METADATA_DEPENDENCIES = ()
 
     @classmethod

@@ -24,7 +24,7 @@ from libcst.metadata import QualifiedNameSource, ScopeProvider
 
 from mwbmigrate.analysis.old_api import FIELDS_COMPUTED_FROM_REQS, RENAMED_FIELDS
 from mwbmigrate.codemods._shared import function_facts
-from mwbmigrate.codemods.base import MigrationCodemod, NodeSet
+from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod, NodeSet
 
 # List methods that neither change the list nor hand it on; any other attribute of it may.
 READ_ONLY_METHODS = frozenset({"copy", "count", "index", "__len__", "__contains__", "__getitem__", "__iter__"})
@@ -55,6 +55,9 @@ class RenameOldObjectFields(MigrationCodemod):
     CODE = "MWB006"
     NAME = "field-renames"
     SUMMARY = "Rename `extend_seq_lens`/`extend_prefix_lens` and compute `lora_ids`/`dllm_block_offsets` from reqs on old-object receivers."
+    TRIGGERS = OLD_API
+    REVIEW_CODES = ("MWB109", "MWB148", "MWB149")
+    REQUIRES = REPORTS
     METADATA_DEPENDENCIES = (ScopeProvider,)
 
     @classmethod

@@ -135,11 +135,9 @@ class MigrateImports(MigrationCodemod):
     CODE = "MWB001"
     NAME = "imports"
     SUMMARY = "Import `ScheduleBatch` instead of `ModelWorkerBatch` in the same block; drop duplicates and imports nothing uses."
+    TRIGGERS = (OLD_CLASS,)
+    REVIEW_CODES = ("MWB111", "MWB146")
     METADATA_DEPENDENCIES = (ScopeProvider,)
-
-    @classmethod
-    def applies_to(cls, text, state):
-        return OLD_CLASS in text
 
     def __init__(self, context) -> None:
         super().__init__(context)

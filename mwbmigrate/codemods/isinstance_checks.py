@@ -39,7 +39,7 @@ from libcst.metadata import QualifiedNameSource, ScopeProvider
 from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS, OLD_METHOD, is_sglang_schedule_batch_module
 from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.codemods._shared import PASS_LINE, function_facts
-from mwbmigrate.codemods.base import MigrationCodemod, add_marker, marker_text
+from mwbmigrate.codemods.base import REPORTS, MigrationCodemod
 
 
 class Reach(Enum):
@@ -76,6 +76,10 @@ class DropOldClassInstanceChecks(MigrationCodemod):
     CODE = "MWB008"
     NAME = "isinstance-checks"
     SUMMARY = "Keep `isinstance(x, ModelWorkerBatch)` tests on the branch they took: test ScheduleBatch where `x` held the old object, delete the branch where it held a ScheduleBatch, report where it held either."
+    TRIGGERS = (OLD_CLASS,)
+    REVIEW_CODES = ("MWB110", "MWB150")
+    REQUIRES = REPORTS
+    METADATA_DEPENDENCIES = (ScopeProvider,)
 
     @classmethod
     def applies_to(cls, text, state):
@@ -279,10 +283,9 @@ class DropOldClassInstanceChecks(MigrationCodemod):
         return self._without_if(original_node, parent, updated_node, negated, reason)
 
     def _marked(self, node: cst.CSTNode, reason: str | None) -> cst.CSTNode:
-        if reason is None or not self.state.wants_review("MWB150"):
+        if reason is None:
             return node
-        self.state.suggestions[("MWB150", reason)] = ""
-        return add_marker(node, marker_text("MWB150", reason))
+        return self.review_returned(node, "MWB150", reason)
 
     def _without_elif(self, parent: cst.If, updated: cst.If, negated: bool, reason: str | None):
         """`elif isinstance(x, ModelWorkerBatch)` whose test is false now (true when negated)."""

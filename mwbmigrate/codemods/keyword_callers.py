@@ -32,7 +32,7 @@ from libcst.metadata import Assignment, QualifiedNameSource, ScopeProvider
 
 from mwbmigrate.analysis.old_api import OLD_PARAMETER
 from mwbmigrate.analysis.signatures import RenamedSignature, module_parts, renames_of
-from mwbmigrate.codemods.base import MARKER_PREFIX, MigrationCodemod, statement_markers
+from mwbmigrate.codemods.base import MARKER_PREFIX, REPORTS, MigrationCodemod, statement_markers
 
 
 @dataclass(frozen=True)
@@ -162,6 +162,9 @@ class RenameKeywordArguments(MigrationCodemod):
     CODE = "MWB007"
     NAME = "keyword-callers"
     SUMMARY = "Rename `model_worker_batch=` keywords in calls that resolve to a function whose parameter was renamed."
+    TRIGGERS = (OLD_PARAMETER,)
+    REVIEW_CODES = ("MWB108", "MWB115", "MWB147")
+    REQUIRES = REPORTS
     METADATA_DEPENDENCIES = (ScopeProvider,)
 
     @classmethod

@@ -30,11 +30,12 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import ScopeProvider
 
 from mwbmigrate.analysis.old_api import ONE_SHOT_OVERRIDES
 from mwbmigrate.analysis.override_sites import (
     DERIVED_MODE,
+    OVERRIDE_MOVES,
+    UNMOVABLE_CODES,
     AssertMove,
     BlockPlan,
     derived_mode_assert,
@@ -42,10 +43,7 @@ from mwbmigrate.analysis.override_sites import (
     override_write,
     plan_block,
 )
-from mwbmigrate.codemods.base import MARKER_PREFIX, MigrationCodemod
-
-# Markers semantic-review puts on an override or derived read it judged unmovable.
-REFUSAL_MARKERS = tuple(f"{MARKER_PREFIX}{code}" for code in ("MWB103", "MWB104", "MWB116"))
+from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod
 
 
 def _split_leading(lines) -> tuple[list[cst.EmptyLine], list[cst.EmptyLine]]:
@@ -53,13 +51,6 @@ def _split_leading(lines) -> tuple[list[cst.EmptyLine], list[cst.EmptyLine]]:
     lines = list(lines)
     first_comment = next((i for i, line in enumerate(lines) if line.comment is not None), len(lines))
     return lines[:first_comment], lines[first_comment:]
-
-
-def _marked_unmovable(statement: cst.CSTNode) -> bool:
-    """semantic-review judged this line on the code before the renames; where a rename there
-    went another way than the plan expects, its verdict stands."""
-    comment = getattr(getattr(statement, "trailing_whitespace", None), "comment", None)
-    return comment is not None and any(marker in comment.value for marker in REFUSAL_MARKERS)
 
 
 def _own_comments(statement: cst.CSTNode) -> list[cst.EmptyLine]:
@@ -152,10 +143,11 @@ class _Rewrite:
 
 
 class MoveOverridesToTheirForward(MigrationCodemod):
-    CODE = "MWB014"
-    NAME = "override-moves"
+    CODE, NAME = OVERRIDE_MOVES
     SUMMARY = "Move one-shot override writes to the line before their consuming call, and derived-mode asserts onto the forward batch after init_new."
-    METADATA_DEPENDENCIES = (ScopeProvider,)
+    TRIGGERS = OLD_API
+    REQUIRES = REPORTS
+    METADATA_DEPENDENCIES = ()  # reads no scopes: its plans are syntactic (analysis.override_sites)
 
     @classmethod
     def applies_to(cls, text, state):
@@ -174,17 +166,23 @@ class MoveOverridesToTheirForward(MigrationCodemod):
             return sum(1 for c in consuming_lines if c >= line) == 1
 
         def write_site(statement: cst.CSTNode):
-            write = override_write(statement) if not _marked_unmovable(statement) else None
+            write = override_write(statement) if not self._judged_unmovable(statement) else None
             return (write.field, write.value, {write.receiver}) if write is not None else None
 
         def assert_names(statement: cst.CSTNode):
-            receiver = derived_mode_assert(statement) if not _marked_unmovable(statement) else None
+            receiver = derived_mode_assert(statement) if not self._judged_unmovable(statement) else None
             return {receiver.value} if receiver is not None else None
 
         for block in blocks:
             rewrite = _Rewrite.of(plan_block(block.body, write_site, assert_names, single_consumer))
             if rewrite is not None:
                 self._rewrites[id(block)] = rewrite
+
+    def _judged_unmovable(self, statement: cst.CSTNode) -> bool:
+        """semantic-review judged this line on the code before the renames (its refusals,
+        `analysis.override_sites.UNMOVABLE_CODES`, are findings on it); where a rename there went
+        another way than the plan expects, its verdict stands."""
+        return self.reported_on(statement, UNMOVABLE_CODES)
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
         rewrite = self._rewrites.pop(id(original_node), None)

@@ -27,7 +27,7 @@ from mwbmigrate.analysis.capture import NestedScopes, dynamic_read_names
 from mwbmigrate.analysis.old_api import FALLBACK_PARAMETER, NEW_PARAMETER, OLD_CLASS, OLD_PARAMETER
 from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.codemods._shared import param_holds_old_object
-from mwbmigrate.codemods.base import MigrationCodemod
+from mwbmigrate.codemods.base import REPORTS, MigrationCodemod
 
 
 def _variable_names(scope: Scope, name: str) -> list[cst.CSTNode]:
@@ -45,11 +45,10 @@ class RenameOldObjectParameters(MigrationCodemod):
     CODE = "MWB004"
     NAME = "parameter-renames"
     SUMMARY = "Rename `model_worker_batch` (and other old-object parameters) to `batch`, with every use."
+    TRIGGERS = (OLD_PARAMETER, OLD_CLASS)
+    REVIEW_CODES = ("MWB102", "MWB113", "MWB144", "MWB145")
+    REQUIRES = ("MWB007", *REPORTS)
     METADATA_DEPENDENCIES = (ScopeProvider,)
-
-    @classmethod
-    def applies_to(cls, text, state):
-        return OLD_PARAMETER in text or OLD_CLASS in text
 
     def __init__(self, context) -> None:
         super().__init__(context)

@@ -56,6 +56,7 @@ class RepairRequestPoolMirror(MigrationCodemod):
     CODE = "MWB012"
     NAME = "req-pool-mirror"
     SUMMARY = "Restore/clear/build the `req_pool_indices_cpu` mirror in prepare_for_decode, merge_batch, filter_batch and batch builders."
+    TRIGGERS = ("class ScheduleBatch(", "class ScheduleBatch:", "req_pool_idx for ")
     METADATA_DEPENDENCIES = ()
 
     @classmethod

@@ -22,25 +22,26 @@ codemod and for override-moves alike: a site override-moves resolves carries no 
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.metadata import ScopeProvider
 
-from mwbmigrate.analysis.old_api import OLD_METHOD, OLD_PARAMETER, ONE_SHOT_OVERRIDES, OVERRIDE_ARGUMENT
+from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_METHOD, OLD_PARAMETER, ONE_SHOT_OVERRIDES, OVERRIDE_ARGUMENT
 from mwbmigrate.analysis.override_sites import (
     CONSUMING_CALLS,
+    CORE_RUNTIME,
+    OVERRIDE_MOVES,
     AssertMove,
     Refused,
     callee_name,
+    codemod_runs,
     derived_mode_assert,
     function_blocks,
     override_write,
     plan_block,
+    reads_through_view,
 )
 from mwbmigrate.analysis.receivers import FunctionFacts, all_params, old_method_call, override_argument
 from mwbmigrate.codemods._shared import function_facts, union_members
 from mwbmigrate.codemods.base import MigrationCodemod
-from mwbmigrate.codemods.core_runtime import MoveCoreOntoRuntime
-from mwbmigrate.codemods.override_moves import MoveOverridesToTheirForward
 
 # Callees whose parameter is a ForwardBatch; the old object used to be passed there (category I).
 # ModelRunner's `sample(logits_output, forward_batch)` and `compute_logprobs_only(...)` alike; a
@@ -113,24 +114,20 @@ class ReportSemanticRisks(MigrationCodemod):
     CODE = "MWB010"
     NAME = "semantic-review"
     SUMMARY = "Mark sites whose meaning changes with the migration (one-shot overrides, derived and ungated reads, copy semantics)."
+    TRIGGERS = (OLD_PARAMETER, OLD_CLASS)
+    REVIEW_CODES = ("MWB103", "MWB104", "MWB105", "MWB106", "MWB107", "MWB112", "MWB114", "MWB116")
     METADATA_DEPENDENCIES = (ScopeProvider,)
-
-    @classmethod
-    def applies_to(cls, text, state):
-        return OLD_PARAMETER in text or "ModelWorkerBatch" in text
 
     def _line(self, node: cst.CSTNode) -> int:
         return self.line_of(node)
 
     def _read_through_view(self, node: cst.FunctionDef) -> bool:
         """core-runtime makes `ForwardBatch.init_new` read derived and gated values through the view."""
-        disabled = self.state.disabled_codemods
-        runs = MoveCoreOntoRuntime.CODE not in disabled and MoveCoreOntoRuntime.NAME not in disabled
-        return runs and self.enclosing_class() == "ForwardBatch" and node.name.value == "init_new"
+        runs = codemod_runs(CORE_RUNTIME, self.state.disabled_codemods)
+        return runs and reads_through_view(self.enclosing_class(), node.name.value)
 
     def _moves_run(self) -> bool:
-        disabled = self.state.disabled_codemods
-        return MoveOverridesToTheirForward.CODE not in disabled and MoveOverridesToTheirForward.NAME not in disabled
+        return codemod_runs(OVERRIDE_MOVES, self.state.disabled_codemods)
 
     def _plan_moves(self, node: cst.FunctionDef, facts: FunctionFacts, accesses: set[cst.Name], consuming: list[int]) -> None:
         """override-moves' plans, read on the code before the renames: every name that becomes

@@ -26,7 +26,7 @@ from libcst.metadata import ScopeProvider
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
 from mwbmigrate.analysis.receivers import old_method_call, override_argument
 from mwbmigrate.codemods._shared import PASS_LINE, function_facts, receivers_with_own_method
-from mwbmigrate.codemods.base import MigrationCodemod, NodeSet, tidy_block_start
+from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, NodeSet, tidy_block_start
 
 
 def _accessor_only(test: cst.BaseExpression) -> bool:
@@ -54,11 +54,10 @@ class DropWorkerBatchCalls(MigrationCodemod):
     CODE = "MWB005"
     NAME = "worker-batch-calls"
     SUMMARY = "Delete `x = batch.get_model_worker_batch()` and read `batch` wherever `x` was read; overrides become `batch.seq_lens_cpu_cache = E`."
+    TRIGGERS = (OLD_METHOD,)
+    REVIEW_CODES = ("MWB101", "MWB141", "MWB142")
+    REQUIRES = ("MWB006", *REPORTS)
     METADATA_DEPENDENCIES = (ScopeProvider,)
-
-    @classmethod
-    def applies_to(cls, text, state):
-        return OLD_METHOD in text
 
     def __init__(self, context) -> None:
         super().__init__(context)

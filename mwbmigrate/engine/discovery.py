@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pathspec
 
-from mwbmigrate.analysis.old_api import PREFILTER_BYTES
+from mwbmigrate.codemods import PREFILTER_BYTES  # the union of the codemods' TRIGGERS
 
 # Folders that never hold code a user wants rewritten; pruned before descending.
 ALWAYS_SKIPPED_DIRS = frozenset({
@@ -50,7 +50,7 @@ def _is_virtualenv(directory: Path) -> bool:
     return (directory / "pyvenv.cfg").is_file()
 
 
-def _gitignore_spec(directory: Path) -> pathspec.PathSpec | None:
+def _gitignore_spec(directory: Path) -> pathspec.GitIgnoreSpec | None:
     ignore_file = directory / ".gitignore"
     try:
         lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -63,7 +63,7 @@ class _IgnoreRules:
     """Nested `.gitignore` files, each applying to paths below its own folder (as git does)."""
 
     def __init__(self) -> None:
-        self._specs: dict[Path, pathspec.PathSpec | None] = {}
+        self._specs: dict[Path, pathspec.GitIgnoreSpec | None] = {}
 
     def ignored(self, path: Path, root: Path, is_dir: bool) -> bool:
         for directory in [path.parent, *path.parent.parents]:
@@ -193,7 +193,7 @@ def discover(
                 take(child)
 
     taken = {Path(os.path.realpath(f.path)) for f in result.files}  # realpath: a link loop does not raise
-    result.links = [(path, relative, _link_reason(path, root, taken)) for path, relative in sorted(links, key=lambda l: l[1])]
+    result.links = [(path, relative, _link_reason(path, root, taken)) for path, relative in sorted(links, key=lambda link: link[1])]
     result.files.sort(key=lambda f: f.display_path)
     return result
 

@@ -20,12 +20,15 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
+
+if TYPE_CHECKING:  # black is an optional extra, imported when it formats
+    from black.mode import Mode
 
 CHOICES = ("auto", "black", "ruff", "none")
 
@@ -93,13 +96,15 @@ def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
-def _black_mode(settings: dict[str, Any]) -> Any:
-    import black
+def _black_mode(settings: dict[str, Any]) -> Mode:
+    # From the defining modules: `black` re-exports these without declaring them public.
+    from black.const import DEFAULT_LINE_LENGTH
+    from black.mode import Mode, TargetVersion
 
-    versions = {black.TargetVersion[v.upper()] for v in settings.get("target_version", ()) or ()}
-    return black.Mode(
+    versions = {TargetVersion[v.upper()] for v in settings.get("target_version", ()) or ()}
+    return Mode(
         target_versions=versions,
-        line_length=int(settings.get("line_length", black.DEFAULT_LINE_LENGTH)),
+        line_length=int(settings.get("line_length", DEFAULT_LINE_LENGTH)),
         string_normalization=not settings.get("skip_string_normalization", False),
         magic_trailing_comma=not settings.get("skip_magic_trailing_comma", False),
         preview=bool(settings.get("preview", False)),
@@ -108,10 +113,11 @@ def _black_mode(settings: dict[str, Any]) -> Any:
 
 def _format_with_black(text: str, ranges: list[tuple[int, int]], settings: dict[str, Any]) -> str:
     import black
+    from black.report import NothingChanged
 
     try:
         return black.format_file_contents(text, fast=True, mode=_black_mode(settings), lines=ranges)
-    except black.NothingChanged:
+    except NothingChanged:
         return text
     except Exception as error:  # black's own parse errors carry the reason
         raise FormattingFailed(f"black could not format the rewritten text: {error}") from error

@@ -1,24 +1,32 @@
 """Run the codemods over a tree: discover, prefilter, transform in parallel (two passes), collect.
 
-Pass 1 transforms every candidate file and records the signatures whose parameters were renamed.
-The signatures are merged, then pass 2 rewrites keyword callers in the files that still pass
-`model_worker_batch=`. Both passes run across processes; results come back in path order.
+The parent reads every file once and prefilters it (bytes, then tokens: engine/prefilter.py); only
+the files left, the candidates, go to worker processes, largest first and one file per task, so
+that no worker is left holding a run of big files while the others idle. Results are put back in
+discovery order, so the output is the same whatever order the workers finish in.
+
+Pass 1 transforms every candidate and records the signatures whose parameters were renamed. The
+signatures are merged, then pass 2 rewrites keyword callers in the files that still pass
+`model_worker_batch=`. With a result cache (engine/cache.py), a file whose result is known for its
+bytes, its path and the options is not transformed again, in either pass.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import replace
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence, TypeVar
 
 from mwbmigrate.analysis.old_api import ModuleLocation
 from mwbmigrate.analysis.signatures import ProjectSignatures, RenamedSignature, module_parts
 from mwbmigrate.codemods import CODEMODS, SECOND_PASS_CODEMODS
-from mwbmigrate.engine.discovery import Discovery, DiscoveredFile, discover
+from mwbmigrate.engine.cache import ResultCache
+from mwbmigrate.engine.discovery import DiscoveredFile, Discovery, discover
 from mwbmigrate.engine.pause import pause_point
+from mwbmigrate.engine.prefilter import byte_candidate, needs_parsing, prose_only_result
 from mwbmigrate.engine.transform import TransformOptions, transform_file
 from mwbmigrate.engine.vendoring import is_vendored, options_for_file, plan_vendoring
 from mwbmigrate.result import FileResult, FileStatus, RunSummary
@@ -28,15 +36,18 @@ _KEYWORD_USE = re.compile(r"\b(\w+)\s*=")
 PARALLEL_THRESHOLD = 8
 
 Progress = Callable[[int], None]
+_Item = TypeVar("_Item")
+_PassOne = tuple[DiscoveredFile, TransformOptions]
+_PassTwo = tuple[FileResult, TransformOptions, "bytes | None"]
 
 
-def _pass_one(item: tuple[DiscoveredFile, TransformOptions]) -> FileResult:
+def _pass_one(item: _PassOne) -> FileResult:
     discovered, options = item
     pause_point("transform")
     return transform_file(discovered.path, discovered.display_path, options, CODEMODS, data=discovered.data)
 
 
-def _pass_two(item: tuple[FileResult, TransformOptions, bytes | None]) -> FileResult:
+def _pass_two(item: _PassTwo) -> FileResult:
     first, options, data = item
     text = first.rewritten if first.rewritten is not None else None
     second = transform_file(Path(first.path), first.display_path, options, SECOND_PASS_CODEMODS, source_text=text, data=data)
@@ -46,8 +57,8 @@ def _pass_two(item: tuple[FileResult, TransformOptions, bytes | None]) -> FileRe
         return first
     suggestions = {(i.code, i.message): i.suggestion for i in first.review_items}
     items = tuple(replace(i, suggestion=i.suggestion or suggestions.get((i.code, i.message), "")) for i in second.review_items)
-    if not options.markers:  # pass 1's markers were stripped from the text pass 2 read: keep its items
-        items = tuple(sorted(first.review_items + items, key=lambda i: (i.line, i.column)))
+    # Findings are each pass's own (never read back off the text): pass 1's, then pass 2's on a line.
+    items = tuple(sorted(first.review_items + items, key=lambda i: (i.line, i.column)))
     return replace(
         second,
         review_items=items,
@@ -57,7 +68,7 @@ def _pass_two(item: tuple[FileResult, TransformOptions, bytes | None]) -> FileRe
 
 
 def _text_after_pass_one(result: FileResult, data: bytes | None) -> str:
-    """The module's text now: pass 1's output, else the original (from stdin's bytes, or the file)."""
+    """The module's text now: pass 1's output, else the original (from the bytes read, or the file)."""
     if result.rewritten is not None:
         return result.rewritten
     if data is not None:
@@ -93,19 +104,30 @@ def merge_signatures(results: Iterable[FileResult]) -> ProjectSignatures:
     return ProjectSignatures(tuple(renamed))
 
 
-def _map(function, items: list, jobs: int, progress: Progress | None) -> list:
-    results = []
-    if jobs <= 1 or len(items) < PARALLEL_THRESHOLD:
-        for item in items:
-            results.append(function(item))
+def _map(
+    function: Callable[[_Item], FileResult], items: Sequence[tuple[int, _Item, int]], jobs: int,
+    progress: Progress | None,
+) -> dict[int, FileResult]:
+    """`function` over `(index, item, size)` items, largest first, one item per task; results by index."""
+    ordered = sorted(items, key=lambda entry: -entry[2])
+    results: dict[int, FileResult] = {}
+    if jobs <= 1 or len(ordered) < PARALLEL_THRESHOLD:
+        for index, item, _ in ordered:
+            results[index] = function(item)
             if progress:
                 progress(1)
         return results
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for result in pool.map(function, items, chunksize=max(1, len(items) // (jobs * 4))):
-            results.append(result)
-            if progress:
-                progress(1)
+    with ProcessPoolExecutor(max_workers=min(jobs, len(ordered))) as pool:
+        futures: dict[Future[FileResult], int] = {pool.submit(function, item): index for index, item, _ in ordered}
+        try:
+            for future in as_completed(futures):
+                results[futures[future]] = future.result()
+                if progress:
+                    progress(1)
+        except BaseException:
+            for future in futures:  # queued files are not started once the run is stopping
+                future.cancel()
+            raise
     return results
 
 
@@ -114,6 +136,99 @@ def default_jobs() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:
         return os.cpu_count() or 1
+
+
+def _read(discovered: DiscoveredFile) -> bytes | None:
+    """The file's bytes, None when they cannot be read here (the transform then says why, as always)."""
+    if discovered.data is not None:
+        return discovered.data
+    try:
+        return Path(discovered.path).read_bytes()
+    except (OSError, ValueError):
+        return None
+
+
+@dataclass
+class _FirstPass:
+    """Pass 1's bookkeeping, by discovery index."""
+
+    results: dict[int, FileResult]
+    data: dict[int, bytes]  # the bytes read, for the byte-prefilter candidates
+    keys: dict[int, str]  # their cache keys (with a cache)
+    prose_only: set[int]  # candidates the token prefilter let go: still read by pass 2
+
+
+def _first_pass(
+    files: list[DiscoveredFile], options_of: Callable[[DiscoveredFile], TransformOptions], jobs: int,
+    progress: Progress | None, cache: ResultCache | None,
+) -> _FirstPass:
+    state = _FirstPass({}, {}, {}, set())
+    work: list[tuple[int, _PassOne, int]] = []
+    for index, discovered in enumerate(files):
+        options = options_of(discovered)
+        data = _read(discovered)
+        if data is None:
+            work.append((index, (discovered, options), 0))
+            continue
+        if not byte_candidate(data):
+            state.results[index] = FileResult(str(discovered.path), discovered.display_path, FileStatus.SKIPPED)
+            if progress:
+                progress(1)
+            continue
+        state.data[index] = data
+        if cache is not None:
+            state.keys[index] = key = cache.key("pass-1", str(discovered.path), discovered.display_path, data, options, CODEMODS)
+            cached = cache.load(key, str(discovered.path), discovered.display_path)
+            if cached is not None:
+                state.results[index] = cached
+                if cached.status is FileStatus.SKIPPED:
+                    state.prose_only.add(index)
+                if progress:
+                    progress(1)
+                continue
+        if not needs_parsing(data, str(discovered.path), options):
+            state.results[index] = prose_only_result(discovered.path, discovered.display_path)
+            state.prose_only.add(index)
+            if cache is not None:
+                cache.store(state.keys[index], state.results[index])
+            if progress:
+                progress(1)
+            continue
+        work.append((index, (replace(discovered, data=data), options), len(data)))
+    for index, result in _map(_pass_one, work, jobs, progress).items():
+        state.results[index] = result
+        if cache is not None and index in state.keys:
+            cache.store(state.keys[index], result)
+    return state
+
+
+def _second_pass(
+    first: _FirstPass, results: list[FileResult], signatures: ProjectSignatures,
+    options_of: Callable[[FileResult], TransformOptions], jobs: int, cache: ResultCache | None,
+) -> None:
+    """Pass 2 over the files that still pass a renamed parameter by keyword; `results` updated in place."""
+    work: list[tuple[int, _PassTwo, int]] = []
+    keys: dict[int, str] = {}
+    for index, result in enumerate(results):
+        read = result.status in (FileStatus.CHANGED, FileStatus.UNCHANGED) or index in first.prose_only
+        if not read:
+            continue
+        data = first.data.get(index)
+        text = _text_after_pass_one(result, data)
+        if not any(f"{old}=" in text.replace(" ", "") for old in signatures.old_names()):
+            continue
+        options = options_of(result)
+        if cache is not None and index in first.keys:
+            keys[index] = key = cache.key("pass-2", first.keys[index], options, SECOND_PASS_CODEMODS)
+            cached = cache.load(key, result.path, result.display_path)
+            if cached is not None:
+                results[index] = cached
+                continue
+        work.append((index, (result, options, data), len(text)))
+    for index, second in _map(_pass_two, work, jobs, None).items():
+        results[index] = second
+        if cache is not None and index in keys:
+            cache.store(keys[index], second)
 
 
 def run_rewrite(
@@ -126,9 +241,11 @@ def run_rewrite(
     progress_factory: Callable[[int], Progress] | None = None,
     vendor_runtime: bool = False,
     discovery: Discovery | None = None,
+    cache: ResultCache | None = None,
 ) -> RunSummary:
     """`vendor_runtime`: rewritten files import a private copy of the runtime in their package
-    (engine/vendoring.py), and the summary lists that copy. `discovery`: files found already (stdin)."""
+    (engine/vendoring.py), and the summary lists that copy. `discovery`: files found already (stdin).
+    `cache`: results kept from earlier runs (engine/cache.py); None processes every file."""
     discovery = discovery if discovery is not None else discover(paths, include, exclude)
     # A vendored runtime is mwbmigrate's own code, copied verbatim: never rewrite it.
     discovery.files = [f for f in discovery.files if not is_vendored(f.path)]
@@ -147,27 +264,19 @@ def run_rewrite(
         summary.results.append(FileResult(str(path), display_path, FileStatus.FAILED, error=reason))
     for path, display_path, reason in discovery.links:
         summary.results.append(FileResult(str(path), display_path, FileStatus.SKIPPED, note=reason))
-    in_memory = {f.path: f.data for f in discovery.files if f.data is not None}
 
     progress = progress_factory(len(discovery.files)) if progress_factory else None
-    first = _map(_pass_one, [(f, file_options(options, f.path, f.display_path)) for f in discovery.files], jobs, progress)
+    first = _first_pass(
+        discovery.files, lambda f: file_options(options, f.path, f.display_path), jobs, progress, cache,
+    )
+    results = [first.results[index] for index in range(len(discovery.files))]
 
-    signatures = merge_signatures(first)
-    second_options = replace(options, project_signatures=signatures)
-    results: list[FileResult] = []
-    needs_second: list[int] = []
-    for index, result in enumerate(first):
-        results.append(result)
-        if result.status in (FileStatus.CHANGED, FileStatus.UNCHANGED):
-            text = _text_after_pass_one(result, in_memory.get(Path(result.path)))
-            if any(f"{old}=" in text.replace(" ", "") for old in signatures.old_names()):
-                needs_second.append(index)
-    if needs_second and signatures:
-        items = [(results[i], file_options(second_options, Path(results[i].path), results[i].display_path),
-                  in_memory.get(Path(results[i].path))) for i in needs_second]
-        seconds = _map(_pass_two, items, jobs, None)
-        for index, second in zip(needs_second, seconds):
-            results[index] = second
+    signatures = merge_signatures(results)
+    if signatures:
+        second_options = replace(options, project_signatures=signatures)
+        _second_pass(
+            first, results, signatures, lambda r: file_options(second_options, Path(r.path), r.display_path), jobs, cache,
+        )
     summary.results.extend(results)
     summary.results.sort(key=lambda r: r.display_path)
     if vendor_runtime:

@@ -12,18 +12,20 @@ from pathlib import Path
 import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.metadata import MetadataWrapper
 
-from mwbmigrate.analysis.old_api import PREFILTER_BYTES, ModuleLocation
+from mwbmigrate.analysis.old_api import ModuleLocation
+from mwbmigrate.analysis.positions import LocalPositions
 from mwbmigrate.analysis.signatures import ProjectSignatures
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION
-from mwbmigrate.codemods import CODEMODS, MigrationCodemod
-from mwbmigrate.codemods.base import MARKER_PREFIX, RUNTIME_MODULE, STATE_KEY, MigrationState, tidy_block_start
+from mwbmigrate.codemods import CODEMODS, PREFILTER_BYTES
+from mwbmigrate.codemods.base import RUNTIME_MODULE, STATE_KEY, MigrationCodemod, MigrationState, tidy_block_start
+from mwbmigrate.codemods.findings import FindingStore, PassFindings, RenderFindings, placed_findings
 from mwbmigrate.codemods.wild_shapes import ReportWildShapes, collapse_version_gates, imports_foreign_old_class
 from mwbmigrate.engine.source import DecodedSource, UnreadableSource, decode_source
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 
 _CR_ONLY = re.compile(r"\r(?!\n)")
-_MARKER = re.compile(re.escape(MARKER_PREFIX) + r"(MWB\d+) (.*?)(?=\s+#\s*mwbmigrate: |$)")
 
 
 class NotRoundTrippable(Exception):
@@ -55,29 +57,40 @@ class TextOutcome:
     renamed_signatures: tuple[tuple[str, str, str], ...]
 
 
-def _review_items(text: str, display_path: str, suggestions: dict[tuple[str, str], str]) -> tuple[ReviewItem, ...]:
+def _review_items(module: cst.Module, text: str, display_path: str, findings: FindingStore) -> tuple[ReviewItem, ...]:
+    """One item per marker the findings put (or found already) on a line of the final module.
+    Markers only ever end a line, so lines and indentation are the same with or without them."""
+    if not findings:
+        return ()
+    lines = text.splitlines()
     items = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if MARKER_PREFIX not in line:
-            continue
-        for match in _MARKER.finditer(line):
-            code, reason = match.group(1), match.group(2).strip()
-            column = len(line) - len(line.lstrip()) + 1
-            items.append(ReviewItem(code, display_path, number, column, reason, suggestions.get((code, reason), "")))
+    for number, _, finding in placed_findings(findings, LocalPositions().within(module)):
+        line = lines[number - 1] if number <= len(lines) else ""
+        column = len(line) - len(line.lstrip()) + 1
+        items.append(ReviewItem(finding.code, display_path, number, column, finding.reason, finding.suggestion))
     return tuple(items)
 
 
-def _strip_new_markers(text: str, original: str) -> str:
-    """Remove markers this run added (for --no-markers), leaving any the user already had."""
-    before = set(original.splitlines())
-    lines = text.splitlines(keepends=True)
-    for index, line in enumerate(lines):
-        body = line.rstrip("\r\n")
-        if MARKER_PREFIX in body and body not in before:
-            ending = line[len(body):]
-            cut = body.find("  " + MARKER_PREFIX)
-            lines[index] = (body[:cut] if cut >= 0 else body) + ending
-    return "".join(lines)
+def _pruned_imports(context: CodemodContext, module: cst.Module, findings: FindingStore) -> cst.Module:
+    """RemoveImportsVisitor's output, with the findings following the statements it rebuilds (on
+    this very module: the visitor's own `transform_module` would work on a deep copy of it)."""
+    visitor = RemoveImportsVisitor(context)
+    moves = findings.begin()
+    original_on_leave = visitor.on_leave
+
+    def on_leave(original_node: cst.CSTNode, updated_node: cst.CSTNode) -> object:
+        updated = original_on_leave(original_node, updated_node)
+        if isinstance(original_node, cst.TrailingWhitespace):
+            moves.moved(original_node, updated)
+        return updated
+
+    visitor.on_leave = on_leave  # type: ignore[method-assign,assignment]
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    visitor.context = replace(context, wrapper=wrapper)
+    with visitor.resolve(wrapper):
+        pruned = visitor.transform_module_impl(wrapper.module)
+    findings.commit(moves, adopted=True)
+    return pruned
 
 
 def transform_source(
@@ -125,25 +138,34 @@ def transform_source(
     for codemod in codemods if not foreign else ():
         if not options.runs(codemod) or not codemod.applies_to(current, state):
             continue
-        transformed = codemod(context).transform_module(module)
+        instance = codemod(context)
+        transformed = instance.transform_module(module)
         rendered = transformed.code
-        if rendered != current:
+        found: PassFindings = instance.pass_findings()
+        # A pass that only found things leaves the module (and its resolved scopes) as it was; it
+        # still changed the output when one of its markers is new there.
+        if rendered != current or found.added_text:
             state.changed_by.append(codemod.CODE)
+        state.findings.commit(found, adopted=rendered != current)
+        if rendered != current:
             current = rendered
             module = transformed  # otherwise the old object, whose resolved metadata stays valid
     if context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY):
-        pruned = RemoveImportsVisitor(context).transform_module(module)
+        pruned = _pruned_imports(context, module, state.findings)
         if pruned.body and module.body and len(pruned.body) != len(module.body) and not pruned.header:
             # A removed first import must not leave the module starting with a blank line.
             pruned = pruned.with_changes(body=tidy_block_start(module.body, pruned.body))
         module = pruned
     if context.scratch.get(AddImportsVisitor.CONTEXT_KEY):
-        module = AddImportsVisitor(context).transform_module(module)
+        # AddImportsVisitor's own output, without its deep copy and two walks (engine/import_insertion.py).
+        from mwbmigrate.engine.import_insertion import insert_imports
+
+        module = insert_imports(module, context)
         context.scratch.pop(AddImportsVisitor.CONTEXT_KEY, None)
+    items = _review_items(module, module.code, display_path, state.findings)
+    if options.markers and state.findings:
+        module = module.visit(RenderFindings(state.findings))  # once, after every codemod
     new_text = module.code
-    items = _review_items(new_text, display_path, state.suggestions)
-    if not options.markers:
-        new_text = _strip_new_markers(new_text, text)
     return TextOutcome(new_text, items, tuple(dict.fromkeys(state.changed_by)), tuple(sorted(state.renamed_signatures)))
 
 

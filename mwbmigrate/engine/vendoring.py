@@ -229,7 +229,9 @@ def apply_vendoring(summary: RunSummary) -> None:
     for index, result in enumerate(summary.results):
         if not result.changed or result.rewritten is None:
             continue
-        package = package_of(Path(result.path), result.display_path)
-        if package in broken and imports_module(result.rewritten.encode("utf-8", "surrogateescape"), vendored_module(package)):
-            reason = f"not written: its vendored runtime {vendored_module(package)} could not be written completely"
+        owner = package_of(Path(result.path), result.display_path)
+        if owner is None or owner not in broken:
+            continue
+        if imports_module(result.rewritten.encode("utf-8", "surrogateescape"), vendored_module(owner)):
+            reason = f"not written: its vendored runtime {vendored_module(owner)} could not be written completely"
             summary.results[index] = replace(result, status=FileStatus.FAILED, error=reason)

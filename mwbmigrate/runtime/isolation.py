@@ -105,7 +105,7 @@ class _ClassPlan:
             fields = tuple(f.name for f in dataclasses.fields(cls))
         slot_names = _slot_names(cls)
         self.has_dict = hasattr(batch, "__dict__")
-        plain_setattr = getattr(cls, "__setattr__") is _OBJECT_SETATTR
+        plain_setattr = cls.__setattr__ is _OBJECT_SETATTR
         descriptor_names = tuple(
             n for n in dict.fromkeys(fields + slot_names) if _is_settable_descriptor(cls, n)
         )

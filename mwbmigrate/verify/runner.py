@@ -402,10 +402,10 @@ def _render(result: VerifyResult, console: Any) -> None:
                 continue
             row = [group]
             for name in impl_names:
-                counts = groups[group].get(name)
+                cell_counts = groups[group].get(name)
                 messages = [t["message"] for t in result.tests
                             if t["group"] == group and t.get("impl") == name and t["outcome"] == "skipped"]
-                row.append(_cell(counts, messages))
+                row.append(_cell(cell_counts, messages))
             table.add_row(*row)
         console.print(table)
         for test in result.tests:

@@ -44,7 +44,7 @@ import types
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 __all__ = [
     "REQUIRED_MODULES",
@@ -101,17 +101,21 @@ class SGLangTree:
         mod = self.modules.get(module)
         return getattr(mod, name, None) if mod is not None else None
 
+    def _class(self, module: str, name: str) -> type | None:
+        # A class of the imported tree: what it is is only known at run time.
+        return cast("type | None", self._attr(module, name))
+
     @property
     def schedule_batch(self) -> types.ModuleType:
         return self.modules[SCHEDULE_BATCH]
 
     @property
     def ScheduleBatch(self) -> type:  # noqa: N802 - the class
-        return self.schedule_batch.ScheduleBatch
+        return cast(type, self.schedule_batch.ScheduleBatch)  # a required module's class, known at run time
 
     @property
     def ForwardBatch(self) -> type | None:  # noqa: N802
-        return self._attr(FORWARD_BATCH_INFO, "ForwardBatch")
+        return self._class(FORWARD_BATCH_INFO, "ForwardBatch")
 
     @property
     def ForwardMode(self) -> Any:  # noqa: N802
@@ -125,11 +129,11 @@ class SGLangTree:
 
     @property
     def SamplingBatchInfo(self) -> type | None:  # noqa: N802
-        return self._attr(SAMPLING_BATCH_INFO, "SamplingBatchInfo")
+        return self._class(SAMPLING_BATCH_INFO, "SamplingBatchInfo")
 
     @property
     def Scheduler(self) -> type | None:  # noqa: N802
-        return self._attr(SCHEDULER, "Scheduler")
+        return self._class(SCHEDULER, "Scheduler")
 
     @property
     def spec_utils(self) -> types.ModuleType | None:
@@ -166,7 +170,7 @@ def tree_version(root: Path) -> str | None:
             continue
         found = re.findall(r"""^__version__\s*=\s*(?:version\s*=\s*)?['"]([^'"]+)['"]""", text, re.M)
         if found:
-            return found[-1]
+            return str(found[-1])
     return None
 
 
@@ -333,7 +337,7 @@ class _TreeStubFinder(importlib.abc.MetaPathFinder):
         self.stubbed: set[str] = set()
 
     def _importer(self) -> tuple[str, int] | None:
-        frame = sys._getframe(2)
+        frame: types.FrameType | None = sys._getframe(2)
         while frame is not None:
             filename = frame.f_code.co_filename
             if not filename.startswith("<frozen"):  # skip importlib's own frames
@@ -401,11 +405,11 @@ def _compile_is_passthrough() -> Iterator[None]:
             return lambda fn: fn
         return model
 
-    torch.compile = passthrough  # type: ignore[assignment]
+    torch.compile = passthrough
     try:
         yield
     finally:
-        torch.compile = original  # type: ignore[assignment]
+        torch.compile = original
 
 
 def _purge_other_tree(root: Path) -> None:
@@ -451,9 +455,9 @@ def import_sglang_tree(
 
     _purge_other_tree(root)
     for other in [p for p in _FINDERS if p != root]:
-        finder = _FINDERS.pop(other)
-        if finder in sys.meta_path:
-            sys.meta_path.remove(finder)
+        stale = _FINDERS.pop(other)
+        if stale in sys.meta_path:
+            sys.meta_path.remove(stale)
         with contextlib.suppress(ValueError):
             sys.path.remove(str(other))
     if str(root) in sys.path:

@@ -21,8 +21,9 @@ from mwbmigrate.codemods.base import MigrationCodemod
 def _defined_codemods() -> list[type[MigrationCodemod]]:
     """Every concrete codemod class defined anywhere in `mwbmigrate.codemods`, registered or not."""
     found = []
-    for info in pkgutil.iter_modules(codemods_package.__path__):
-        module = importlib.import_module(f"{codemods_package.__name__}.{info.name}")
+    # walk_packages: a codemod may live in a subpackage (wild_shapes/codemod.py).
+    for info in pkgutil.walk_packages(codemods_package.__path__, prefix=f"{codemods_package.__name__}."):
+        module = importlib.import_module(info.name)
         for obj in vars(module).values():
             if (
                 inspect.isclass(obj)

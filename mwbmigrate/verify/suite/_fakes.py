@@ -33,7 +33,7 @@ class CudaLike(torch.Tensor):
     def is_cuda(self) -> bool:  # type: ignore[override]
         return True
 
-    def record_stream(self, stream: Any) -> None:  # type: ignore[override]
+    def record_stream(self, stream: Any) -> None:
         CudaLike.LOG.append((self, stream))
 
 
@@ -136,7 +136,7 @@ class FakeSamplingInfo:
     acc_additive_penalties: Optional[torch.Tensor] = None
     acc_scaling_penalties: Optional[torch.Tensor] = None
     grammars: Any = None
-    copy_calls: list = dataclasses.field(default_factory=list)
+    copy_calls: list[Any] = dataclasses.field(default_factory=list)
 
     def update_penalties(self) -> None:
         if self.penalizer_orchestrator.is_required:
@@ -202,11 +202,22 @@ def _default_alloc(batch: "RefScheduleBatch") -> torch.Tensor:
     return torch.arange(len(batch.reqs), dtype=torch.int64) + 42
 
 
+def _given(value: Optional[torch.Tensor], name: str) -> torch.Tensor:
+    """A tensor field the scenario must have set; None fails with a TypeError, as arithmetic on it would."""
+    if value is None:
+        raise TypeError(f"RefScheduleBatch.{name} is None")
+    return value
+
+
+def _cat(name: str, *batches: "RefScheduleBatch") -> torch.Tensor:
+    return torch.cat([_given(getattr(batch, name), name) for batch in batches])
+
+
 @dataclasses.dataclass
 class RefScheduleBatch(ForwardOverrideFields):
     """The reference migrated ``ScheduleBatch`` (see the module docstring)."""
 
-    reqs: list = dataclasses.field(default_factory=list)
+    reqs: list[Any] = dataclasses.field(default_factory=list)
     device: str = "cpu"
     forward_mode: Any = None
     req_pool_indices: Optional[torch.Tensor] = None
@@ -237,9 +248,9 @@ class RefScheduleBatch(ForwardOverrideFields):
             req.decode_batch_idx += 1
             req.kv_committed_len += 1
             req.kv_allocated_len += 1
-        self.seq_lens = self.seq_lens + 1
-        self.seq_lens_cpu = self.seq_lens_cpu + 1
-        self.orig_seq_lens = self.orig_seq_lens + 1
+        self.seq_lens = _given(self.seq_lens, "seq_lens") + 1
+        self.seq_lens_cpu = _given(self.seq_lens_cpu, "seq_lens_cpu") + 1
+        self.orig_seq_lens = _given(self.orig_seq_lens, "orig_seq_lens") + 1
         self.seq_lens_sum = None
         if self.hisparse_coordinator is not None:
             self.hisparse_coordinator.map_last_loc_to_buffer(
@@ -258,11 +269,11 @@ class RefScheduleBatch(ForwardOverrideFields):
             return
         keep = torch.tensor(keep_indices, dtype=torch.int64)
         self.reqs = [self.reqs[i] for i in keep_indices]
-        self.req_pool_indices = self.req_pool_indices[keep]
+        self.req_pool_indices = _given(self.req_pool_indices, "req_pool_indices")[keep]
         if self.req_pool_indices_cpu is not None:
             self.req_pool_indices_cpu = self.req_pool_indices_cpu[keep_indices]
-        self.seq_lens = self.seq_lens[keep]
-        self.orig_seq_lens = self.orig_seq_lens[keep]
+        self.seq_lens = _given(self.seq_lens, "seq_lens")[keep]
+        self.orig_seq_lens = _given(self.orig_seq_lens, "orig_seq_lens")[keep]
         if self.seq_lens_cpu is not None:
             self.seq_lens_cpu = self.seq_lens_cpu[keep_indices]
         self.out_cache_loc = None
@@ -271,10 +282,10 @@ class RefScheduleBatch(ForwardOverrideFields):
     def merge_batch(self, other: "RefScheduleBatch") -> None:
         ensure_req_pool_indices_cpu(self)  # the fix: both sides before the cat
         ensure_req_pool_indices_cpu(other)
-        self.req_pool_indices = torch.cat([self.req_pool_indices, other.req_pool_indices])
-        self.req_pool_indices_cpu = torch.cat([self.req_pool_indices_cpu, other.req_pool_indices_cpu])
-        self.seq_lens = torch.cat([self.seq_lens, other.seq_lens])
-        self.orig_seq_lens = torch.cat([self.orig_seq_lens, other.orig_seq_lens])
+        self.req_pool_indices = _cat("req_pool_indices", self, other)
+        self.req_pool_indices_cpu = _cat("req_pool_indices_cpu", self, other)
+        self.seq_lens = _cat("seq_lens", self, other)
+        self.orig_seq_lens = _cat("orig_seq_lens", self, other)
         if self.seq_lens_cpu is None or other.seq_lens_cpu is None:
             self.seq_lens_cpu = None
         else:

@@ -30,7 +30,7 @@ import dataclasses
 import inspect
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable, ContextManager, Iterator, Optional
+from typing import Any, Callable, ContextManager, Iterator, Optional, cast
 from unittest import mock
 
 import torch
@@ -136,7 +136,7 @@ class Impl:
     def prepare_for_decode(self, batch: Any) -> None:
         raise NotImplementedError
 
-    def build_decode_batch(self, reqs: list) -> Any:
+    def build_decode_batch(self, reqs: list[Any]) -> Any:
         """What the hisparse staging-to-decode builder makes from ``reqs``."""
         raise NotImplementedError
 
@@ -195,7 +195,9 @@ class RuntimeImpl(Impl):
     def isolation(
         self, batch: Any, ring: Any = None, *, gate: Optional[str] = None, overlap: Optional[bool] = None
     ) -> ContextManager[Any]:
-        return runtime.overlap_forward_isolation(batch, None if overlap is False else ring, snapshot=gate)
+        # The suite names the gates by the runtime's own policy names.
+        policy = cast(runtime.SnapshotPolicy, gate)
+        return runtime.overlap_forward_isolation(batch, None if overlap is False else ring, snapshot=policy)
 
     def failing_pin(self) -> Any:
         return _RaisingRing()
@@ -207,7 +209,7 @@ class RuntimeImpl(Impl):
         ring.keep_alive(*refs)
 
     def ring_index(self, ring: Any) -> int:
-        return ring.index
+        return int(ring.index)
 
     def ring_slots(self, ring: Any) -> tuple[Any, ...]:
         return tuple(ring.slots)
@@ -216,7 +218,7 @@ class RuntimeImpl(Impl):
         self, indices: list[int], seq_lens: list[int], *, mirror: bool, finished: bool = False,
         coordinator: Any = None,
     ) -> Any:
-        reqs = [fakes.Req(i, n, finished=finished) for i, n in zip(indices, seq_lens)]
+        reqs = [fakes.Req(i, n, finished=finished) for i, n in zip(indices, seq_lens, strict=False)]
         return fakes.RefScheduleBatch(
             reqs=reqs,
             req_pool_indices=torch.tensor(indices, dtype=torch.int64),
@@ -233,7 +235,7 @@ class RuntimeImpl(Impl):
     def prepare_for_decode(self, batch: Any) -> None:
         batch.prepare_for_decode()
 
-    def build_decode_batch(self, reqs: list) -> Any:
+    def build_decode_batch(self, reqs: list[Any]) -> Any:
         device_indices, mirror = runtime.build_req_pool_indices(reqs, "cpu")
         return fakes.RefScheduleBatch(reqs=list(reqs), req_pool_indices=device_indices, req_pool_indices_cpu=mirror)
 
@@ -421,6 +423,7 @@ class TreeImpl(Impl):
 
     def make_ring(self) -> Any:
         if self.profile["ring"] == "runtime":
+            assert self._ring_cls is not None  # the "runtime" ring profile is given with the class only
             return self._ring_cls(2)
         return self._scheduler(with_ring=True)
 
@@ -429,11 +432,14 @@ class TreeImpl(Impl):
     ) -> ContextManager[Any]:
         overlap = ring is not None if overlap is None else overlap
         if self.profile["isolation"] == "runtime":
-            return self._isolation_fn(batch, ring if overlap else None, snapshot=gate)
+            assert self._isolation_fn is not None  # the "runtime" profile is given with the function only
+            isolation: ContextManager[Any] = self._isolation_fn(batch, ring if overlap else None, snapshot=gate)
+            return isolation
         if gate is not None and gate != self.native_gate:
             raise ValueError(f"upstream isolation has a fixed gate ({self.native_gate})")
         holder = ring if ring is not None else self._scheduler(with_ring=False)
-        return holder._forward_isolation(batch, overlap=overlap)
+        upstream: ContextManager[Any] = holder._forward_isolation(batch, overlap=overlap)
+        return upstream
 
     def failing_pin(self) -> Any:
         if self.profile["isolation"] == "runtime":
@@ -453,7 +459,7 @@ class TreeImpl(Impl):
             ring.batch_record_buf[ring.batch_record_ct].extend(refs)
 
     def ring_index(self, ring: Any) -> int:
-        return ring.index if self.profile["ring"] == "runtime" else ring.batch_record_ct
+        return int(ring.index if self.profile["ring"] == "runtime" else ring.batch_record_ct)
 
     def ring_slots(self, ring: Any) -> tuple[Any, ...]:
         return tuple(ring.slots) if self.profile["ring"] == "runtime" else tuple(ring.batch_record_buf)
@@ -463,7 +469,7 @@ class TreeImpl(Impl):
         self, indices: list[int], seq_lens: list[int], *, mirror: bool, finished: bool = False,
         coordinator: Any = None,
     ) -> Any:
-        reqs = [fakes.Req(i, n, finished=finished) for i, n in zip(indices, seq_lens)]
+        reqs = [fakes.Req(i, n, finished=finished) for i, n in zip(indices, seq_lens, strict=False)]
         return self.make_batch(
             reqs=reqs,
             forward_mode=self.ForwardMode.DECODE,
@@ -500,7 +506,7 @@ class TreeImpl(Impl):
         with self._decode_patches():
             batch.prepare_for_decode()
 
-    def build_decode_batch(self, reqs: list) -> Any:
+    def build_decode_batch(self, reqs: list[Any]) -> Any:
         scheduler = object.__new__(self._scheduler_cls)
         scheduler.device = "cpu"
         scheduler.req_to_token_pool = SimpleNamespace(device="cpu")

@@ -22,8 +22,8 @@ import pytest
 
 from mwbmigrate.verify.suite import CUDA_MODE_ENV, NO_CUDA_REASON, RESULTS_ENV, TREE_ENV
 
-_IMPLS_KEY = pytest.StashKey[dict]()
-_LOG_KEY = pytest.StashKey[dict]()
+_IMPLS_KEY = pytest.StashKey[dict[str, Any]]()
+_LOG_KEY = pytest.StashKey[dict[str, Any]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -54,7 +54,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_LOG_KEY] = {}
 
 
-def _state(config: pytest.Config) -> dict:
+def _state(config: pytest.Config) -> dict[str, Any]:
     return config.stash[_IMPLS_KEY]
 
 

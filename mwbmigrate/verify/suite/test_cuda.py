@@ -12,10 +12,15 @@ from __future__ import annotations
 
 import gc
 import os
+from collections.abc import Callable, Iterator, Sequence
 from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import torch
+
+if TYPE_CHECKING:  # annotations only: the fixtures hand these in
+    from mwbmigrate.verify.suite._impls import Impl
 
 pytestmark = pytest.mark.cuda
 
@@ -25,12 +30,12 @@ SLEEP_MS = 200
 
 
 @pytest.fixture(scope="module")
-def cycles_per_ms():
+def cycles_per_ms() -> float:
     if os.environ.get("PYTORCH_NO_CUDA_MEMORY_CACHING"):
         pytest.skip("not run: PYTORCH_NO_CUDA_MEMORY_CACHING is set")
     if torch.cuda.get_allocator_backend() != "native":
         pytest.skip("not run: the CUDA allocator backend is not 'native'")
-    samples = []
+    samples: list[float] = []
     for _ in range(8):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
@@ -44,7 +49,7 @@ def cycles_per_ms():
 
 
 @pytest.fixture
-def streams():
+def streams() -> Iterator[SimpleNamespace]:
     torch.cuda.synchronize()
     gc.collect()
     torch.cuda.empty_cache()
@@ -55,28 +60,28 @@ def streams():
     torch.cuda.empty_cache()
 
 
-def _alloc(streams, fill=None):
+def _alloc(streams: SimpleNamespace, fill: int | None = None) -> torch.Tensor:
     with torch.cuda.stream(streams.alloc):
         tensor = torch.arange(N, dtype=torch.int64, device="cuda") if fill is None else \
             torch.full((N,), fill, dtype=torch.int64, device="cuda")
     return tensor
 
 
-def _slow_read(streams, tensors, ms, cycles):
+def _slow_read(streams: SimpleNamespace, tensors: Sequence[torch.Tensor], ms: float, cycles: float) -> tuple[list[torch.Tensor], torch.cuda.Event]:
     """On fwd_stream: wait for alloc_stream, sleep ``ms``, copy each tensor into a result."""
     with torch.cuda.stream(streams.fwd):
         results = [torch.empty(N, dtype=torch.int64, device="cuda") for _ in tensors]
     streams.fwd.wait_stream(streams.alloc)
     with torch.cuda.stream(streams.fwd):
         torch.cuda._sleep(int(ms * cycles))
-        for result, tensor in zip(results, tensors):
+        for result, tensor in zip(results, tensors, strict=True):
             result.copy_(tensor)
         done = torch.cuda.Event()
         done.record(streams.fwd)
     return results, done
 
 
-def _run_with_retry(scenario, cycles):
+def _run_with_retry(scenario: Callable[[float, float], tuple[bool, Any]], cycles: float) -> Any:
     """Run ``scenario(ms, cycles)`` -> (busy, outcome); retry once with twice the sleep."""
     for ms in (SLEEP_MS, 2 * SLEEP_MS):
         busy, outcome = scenario(ms, cycles)
@@ -85,7 +90,7 @@ def _run_with_retry(scenario, cycles):
     pytest.skip("not run: inconclusive (the forward stream finished before the reallocation)")
 
 
-def _expected():
+def _expected() -> torch.Tensor:
     return torch.arange(N, dtype=torch.int64, device="cuda")
 
 
@@ -93,8 +98,8 @@ def _expected():
 
 
 @pytest.mark.contract("streams")
-def test_record_stream_prevents_premature_reuse(impl, streams, cycles_per_ms):
-    def scenario(ms, cycles):
+def test_record_stream_prevents_premature_reuse(impl: Impl, streams: SimpleNamespace, cycles_per_ms: float) -> None:
+    def scenario(ms: float, cycles: float) -> tuple[bool, Any]:
         x = _alloc(streams)
         old = x.data_ptr()
         (result,), done = _slow_read(streams, [x], ms, cycles)
@@ -115,11 +120,11 @@ def test_record_stream_prevents_premature_reuse(impl, streams, cycles_per_ms):
 
 @pytest.mark.contract("streams")
 @pytest.mark.parametrize("recorded_on", ["nothing", "alloc_stream"])
-def test_control_without_record_stream_reuses_block(impl, streams, cycles_per_ms, recorded_on):
+def test_control_without_record_stream_reuses_block(impl: Impl, streams: SimpleNamespace, cycles_per_ms: float, recorded_on: str) -> None:
     """The control for the test above: without a record on fwd_stream the block is reused at once
     (recording on the allocation stream itself is ignored by the allocator). That the read is then
     corrupted depends on timing: an expected failure when it does not reproduce."""
-    def scenario(ms, cycles):
+    def scenario(ms: float, cycles: float) -> tuple[bool, Any]:
         x = _alloc(streams)
         old = x.data_ptr()
         (result,), done = _slow_read(streams, [x], ms, cycles)
@@ -142,8 +147,8 @@ def test_control_without_record_stream_reuses_block(impl, streams, cycles_per_ms
 
 
 @pytest.mark.contract("ring")
-def test_ring_keepalive_prevents_block_reuse(impl, streams, cycles_per_ms):
-    def scenario(ms, cycles):
+def test_ring_keepalive_prevents_block_reuse(impl: Impl, streams: SimpleNamespace, cycles_per_ms: float) -> None:
+    def scenario(ms: float, cycles: float) -> tuple[bool, Any]:
         ring = impl.make_ring()
         batch = impl.make_batch()
         x = _alloc(streams)
@@ -173,12 +178,12 @@ def test_ring_keepalive_prevents_block_reuse(impl, streams, cycles_per_ms):
 
 
 @pytest.mark.contract("streams")
-def test_v2_verify_end_to_end(impl, streams, cycles_per_ms):
+def test_v2_verify_end_to_end(impl: Impl, streams: SimpleNamespace, cycles_per_ms: float) -> None:
     names = ("seq_lens", "req_pool_indices", "input_ids", "out_cache_loc")
     verify_names = ("draft_token", "custom_mask", "positions", "retrieve_index",
                     "retrieve_next_token", "retrieve_next_sibling")
 
-    def scenario(ms, cycles):
+    def scenario(ms: float, cycles: float) -> tuple[bool, Any]:
         batch = SimpleNamespace(**{name: _alloc(streams) for name in names})
         verify_input = SimpleNamespace(**{name: _alloc(streams) for name in verify_names})
         old_tensors = [getattr(batch, n) for n in names] + [getattr(verify_input, n) for n in verify_names]
@@ -208,7 +213,7 @@ def test_v2_verify_end_to_end(impl, streams, cycles_per_ms):
 
 
 @pytest.mark.contract("req_pool", profile="fixed")
-def test_decode_restores_mirror_from_cuda_tensor(impl):
+def test_decode_restores_mirror_from_cuda_tensor(impl: Impl) -> None:
     batch = impl.make_pool_batch([4, 9], [10, 12], mirror=False)
     batch.device = "cuda"
     batch.req_pool_indices = batch.req_pool_indices.cuda()

@@ -8,8 +8,12 @@ otherwise its own implementations would silently go untested.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def test_tree_imports_with_stubs(tree_status):
+if TYPE_CHECKING:  # annotations only: the fixtures hand these in
+    from mwbmigrate.verify.suite._impls import TreeStatus
+
+def test_tree_imports_with_stubs(tree_status: TreeStatus | None) -> None:
     assert tree_status is not None
     if not tree_status.is_core:
         assert not tree_status.importable or tree_status.root is not None

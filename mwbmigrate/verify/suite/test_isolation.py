@@ -7,11 +7,16 @@ names the difference and asserts upstream's documented behaviour for an ``upstre
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import torch
 
 from mwbmigrate.verify.suite._fakes import FakeSamplingInfo, Req, StubOrchestrator
+
+if TYPE_CHECKING:  # annotations only: the fixtures hand these in
+    from mwbmigrate.verify.suite._impls import Impl
 
 pytestmark = pytest.mark.contract("isolation")
 
@@ -20,15 +25,15 @@ class Boom(Exception):
     pass
 
 
-def _sampling():
+def _sampling() -> FakeSamplingInfo:
     return FakeSamplingInfo(penalizer_orchestrator=StubOrchestrator())
 
 
-def _fields(batch):
+def _fields(batch: Any) -> dict[str, Any]:
     return {f.name: getattr(batch, f.name) for f in dataclasses.fields(batch)}
 
 
-def _pinned(slot):
+def _pinned(slot: Sequence[Any]) -> list[Any]:
     """Every object a ring slot references: [batch, values (list or dict), *extra refs]."""
     out = [slot[0]]
     values = slot[1]
@@ -38,7 +43,7 @@ def _pinned(slot):
 
 
 @pytest.mark.parametrize("overlap", [False, True], ids=["sync", "overlap"])
-def test_nonspec_restores_only_sampling_info(impl, overlap):
+def test_nonspec_restores_only_sampling_info(impl: Impl, overlap: bool) -> None:
     batch = impl.make_batch(spec="none", sampling_info=_sampling())
     original = batch.sampling_info
     ring = impl.make_ring() if overlap else None
@@ -50,13 +55,13 @@ def test_nonspec_restores_only_sampling_info(impl, overlap):
     assert batch.reqs is reqs and batch.input_ids is input_ids  # other rebinds persist
 
 
-def _rebind_everything(batch, names):
+def _rebind_everything(batch: Any, names: Iterable[str]) -> None:
     for name in names:
         setattr(batch, name, object())
 
 
 @pytest.mark.parametrize("kind", ["base", "subclass"])
-def test_spec_full_snapshot_restore(impl, kind):
+def test_spec_full_snapshot_restore(impl: Impl, kind: str) -> None:
     cls = impl.batch_class if kind == "base" else impl.subclass_with_extra_field()
     for gate in impl.gates:
         forced = None if gate == impl.native_gate else gate
@@ -83,7 +88,7 @@ def test_spec_full_snapshot_restore(impl, kind):
 
 @pytest.mark.parametrize("spec", ["none", "v2"])
 @pytest.mark.parametrize("overlap", [False, True], ids=["sync", "overlap"])
-def test_restore_on_exception(impl, spec, overlap):
+def test_restore_on_exception(impl: Impl, spec: str, overlap: bool) -> None:
     batch = impl.make_batch(spec=spec, sampling_info=_sampling())
     original_sampling, original_reqs = batch.sampling_info, batch.reqs
     ring = impl.make_ring() if overlap else None
@@ -104,7 +109,7 @@ def test_restore_on_exception(impl, spec, overlap):
 
 
 @pytest.mark.parametrize("overlap", [False, True], ids=["sync", "overlap"])
-def test_sampling_info_swap(impl, overlap):
+def test_sampling_info_swap(impl: Impl, overlap: bool) -> None:
     orchestrator = StubOrchestrator()
     batch = impl.make_batch(spec="v2", sampling_info=FakeSamplingInfo(penalizer_orchestrator=orchestrator))
     original = batch.sampling_info
@@ -122,7 +127,7 @@ def test_sampling_info_swap(impl, overlap):
     assert original.penalizer_orchestrator is orchestrator
 
 
-def test_penalty_applied_once_across_repeated_init_new(impl):
+def test_penalty_applied_once_across_repeated_init_new(impl: Impl) -> None:
     orchestrator = StubOrchestrator()
     sampling = impl.make_sampling_info(orchestrator)
     batch = impl.make_batch(spec="v2", sampling_info=sampling)
@@ -142,7 +147,7 @@ def test_penalty_applied_once_across_repeated_init_new(impl):
 
 
 @pytest.mark.parametrize("overlap", [False, True], ids=["sync", "overlap"])
-def test_sampling_info_none(impl, overlap):
+def test_sampling_info_none(impl: Impl, overlap: bool) -> None:
     batch = impl.make_batch(spec="v2", sampling_info=None)
     ring = impl.make_ring() if overlap else None
     with impl.isolation(batch, ring):
@@ -151,7 +156,7 @@ def test_sampling_info_none(impl, overlap):
 
 
 @pytest.mark.parametrize("spec", ["none", "v2"])
-def test_non_dataclass_attributes(impl, spec):
+def test_non_dataclass_attributes(impl: Impl, spec: str) -> None:
     """Instance attributes that are not dataclass fields.
 
     Upstream's known limitation: its snapshot covers dataclass fields only, so a non-field
@@ -173,7 +178,7 @@ def test_non_dataclass_attributes(impl, spec):
         assert batch.dynamic_attribute is created
 
 
-def test_nested_isolation_contract(impl):
+def test_nested_isolation_contract(impl: Impl) -> None:
     """Nesting the isolation of one batch.
 
     Upstream: the inner ``copy_for_forward`` runs on the forward copy (no orchestrator) and raises
@@ -202,7 +207,7 @@ def test_nested_isolation_contract(impl):
     assert batch.sampling_info is sampling
 
 
-def test_pin_failure_does_not_leak_forward_copy(impl):
+def test_pin_failure_does_not_leak_forward_copy(impl: Impl) -> None:
     """The pin fails (ring not initialised, or ``record`` raises).
 
     Upstream pins after the swap and outside its ``try``, so the forward copy stays on the batch
@@ -221,7 +226,7 @@ def test_pin_failure_does_not_leak_forward_copy(impl):
         assert batch.sampling_info.penalizer_orchestrator is None
 
 
-def test_overlap_false_leaves_ring_untouched(impl):
+def test_overlap_false_leaves_ring_untouched(impl: Impl) -> None:
     ring = impl.make_ring()
     batch = impl.make_batch(spec="v2", sampling_info=_sampling())
     with impl.isolation(batch, ring, overlap=False):

@@ -8,30 +8,34 @@ for a tree it is the tree's own ``ForwardBatch.init_new`` on an IDLE batch with 
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import torch
 
+if TYPE_CHECKING:  # annotations only: the fixtures hand these in
+    from mwbmigrate.verify.suite._impls import Impl
+
 pytestmark = pytest.mark.contract("oneshot")
 
 
-def _set_all(batch, modes, cache):
+def _set_all(batch: Any, modes: Any, cache: torch.Tensor) -> None:
     batch.seq_lens_cpu_cache = cache
     batch.capture_hidden_mode = modes.LAST
     batch.return_hidden_states_before_norm = True
 
 
-def _assert_defaults(batch):
+def _assert_defaults(batch: Any) -> None:
     assert batch.seq_lens_cpu_cache is None
     assert batch.capture_hidden_mode is None
     assert batch.return_hidden_states_before_norm is False
 
 
-def test_oneshot_defaults(impl):
+def test_oneshot_defaults(impl: Impl) -> None:
     _assert_defaults(impl.make_batch())
 
 
-def test_init_new_consumes_and_resets(impl):
+def test_init_new_consumes_and_resets(impl: Impl) -> None:
     modes = impl.CaptureHiddenMode
     batch = impl.make_batch()
     cache = torch.empty(0, dtype=torch.int64)
@@ -43,7 +47,7 @@ def test_init_new_consumes_and_resets(impl):
     _assert_defaults(batch)
 
 
-def test_second_init_new_sees_defaults(impl):
+def test_second_init_new_sees_defaults(impl: Impl) -> None:
     modes = impl.CaptureHiddenMode
     batch = impl.make_batch(return_hidden_states=True)
     _set_all(batch, modes, torch.empty(0, dtype=torch.int64))
@@ -70,7 +74,7 @@ PRECEDENCE = [
 
 
 @pytest.mark.parametrize("override,hidden,spec_mode,expected", PRECEDENCE)
-def test_capture_hidden_mode_precedence(impl, override, hidden, spec_mode, expected):
+def test_capture_hidden_mode_precedence(impl: Impl, override: str | None, hidden: bool, spec_mode: str | None, expected: Any) -> None:
     modes = impl.CaptureHiddenMode
     if spec_mode is None:
         spec_info = None
@@ -85,7 +89,7 @@ def test_capture_hidden_mode_precedence(impl, override, hidden, spec_mode, expec
     assert batch.capture_hidden_mode is None
 
 
-def test_stale_seq_lens_cpu_cache(impl):
+def test_stale_seq_lens_cpu_cache(impl: Impl) -> None:
     batch = impl.make_batch()  # seq_lens has shape (0,)
     batch.seq_lens_cpu_cache = torch.tensor([1, 2, 3])
     batch.capture_hidden_mode = impl.CaptureHiddenMode.LAST
@@ -95,7 +99,7 @@ def test_stale_seq_lens_cpu_cache(impl):
     _assert_defaults(batch)  # reset before the check, so the next forward starts clean
 
 
-def test_seq_lens_sum_computed_from_cache(impl):
+def test_seq_lens_sum_computed_from_cache(impl: Impl) -> None:
     batch = impl.make_batch(
         seq_lens=torch.tensor([1, 1]), seq_lens_cpu=torch.tensor([1, 1]), seq_lens_sum=None
     )
@@ -107,7 +111,7 @@ def test_seq_lens_sum_computed_from_cache(impl):
 
 
 @pytest.mark.contract("isolation")
-def test_oneshot_set_before_spec_isolation(impl):
+def test_oneshot_set_before_spec_isolation(impl: Impl) -> None:
     """An override set *before* entering a spec isolation and consumed inside.
 
     Upstream restores it on exit (it is a dataclass field, so the snapshot resurrects it and it

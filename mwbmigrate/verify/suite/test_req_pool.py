@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from typing import TYPE_CHECKING, Any
+
 import pytest
 import torch
 
 from mwbmigrate.verify.suite._fakes import Req
+
+if TYPE_CHECKING:  # annotations only: the fixtures hand these in
+    from mwbmigrate.verify.suite._impls import Impl
 
 pytestmark = pytest.mark.contract("req_pool")
 
@@ -26,11 +31,11 @@ POOL_FIELDS = {  # name -> dtype; all empty after filter-to-empty
 }
 
 
-def _fixed(impl):
+def _fixed(impl: Impl) -> bool:
     return impl.profile["req_pool"] == "fixed"
 
 
-def _assert_mirror(batch):
+def _assert_mirror(batch: Any) -> None:
     mirror = batch.req_pool_indices_cpu
     assert mirror is not None
     assert mirror.dtype == torch.int64 and mirror.device.type == "cpu"
@@ -41,15 +46,15 @@ def _assert_mirror(batch):
 class Coordinator:
     """HiSparse coordinator spy: what the mirror was *when* decode bookkeeping ran."""
 
-    def __init__(self):
-        self.seen = []
+    def __init__(self) -> None:
+        self.seen: list[torch.Tensor | None] = []
 
-    def map_last_loc_to_buffer(self, *args):
+    def map_last_loc_to_buffer(self, *args: Any) -> None:
         mirror = args[-1]
         self.seen.append(None if mirror is None else mirror.clone())
 
 
-def test_prepare_for_decode_restores_missing_mirror(impl):
+def test_prepare_for_decode_restores_missing_mirror(impl: Impl) -> None:
     coordinator = Coordinator()
     batch = impl.make_pool_batch([4], [10], mirror=False, coordinator=coordinator)
     impl.prepare_for_decode(batch)
@@ -64,7 +69,7 @@ def test_prepare_for_decode_restores_missing_mirror(impl):
         assert coordinator.seen == [None]
 
 
-def test_filter_to_empty_clears_pool_metadata(impl):
+def test_filter_to_empty_clears_pool_metadata(impl: Impl) -> None:
     batch = impl.make_pool_batch([7], [10], mirror=True, finished=True)
     impl.filter_batch(batch)
     assert len(batch.reqs) == 0
@@ -89,7 +94,7 @@ def test_filter_to_empty_clears_pool_metadata(impl):
 
 
 @pytest.mark.parametrize("self_mirror,other_mirror", [(False, False), (False, True), (True, False)])
-def test_merge_restores_missing_mirror(impl, self_mirror, other_mirror):
+def test_merge_restores_missing_mirror(impl: Impl, self_mirror: bool, other_mirror: bool) -> None:
     batch = impl.make_pool_batch([1, 2], [5, 6], mirror=self_mirror)
     other = impl.make_pool_batch([3], [7], mirror=other_mirror)
     if _fixed(impl):
@@ -102,7 +107,7 @@ def test_merge_restores_missing_mirror(impl, self_mirror, other_mirror):
 
 
 @pytest.mark.contract("hisparse_builder")
-def test_build_hisparse_decode_batch_populates_mirror(impl):
+def test_build_hisparse_decode_batch_populates_mirror(impl: Impl) -> None:
     reqs = [Req(5, 3), Req(8, 4)]
     for req in reqs:
         req.output_ids = [11]
@@ -117,17 +122,17 @@ def test_build_hisparse_decode_batch_populates_mirror(impl):
 
 
 @pytest.mark.contract("req_pool", profile="fixed")
-def test_filter_merge_round_trip_and_idempotence(impl):
+def test_filter_merge_round_trip_and_idempotence(impl: Impl) -> None:
     rng = random.Random(20260617)
     ensure, clear = impl.req_pool_helpers()
     next_index = iter(range(1000, 100000))
 
-    def fresh(size, mirror):
+    def fresh(size: int, mirror: bool) -> Any:
         indices = [next(next_index) for _ in range(size)]
         return impl.make_pool_batch(indices, [rng.randint(1, 50) for _ in indices], mirror=mirror)
 
     batch = fresh(3, True)
-    for step in range(200):
+    for _step in range(200):
         op = rng.choice(["filter", "filter_empty", "merge", "decode_missing"])
         if op == "filter" and batch.reqs:
             keep = sorted(rng.sample(range(len(batch.reqs)), rng.randint(1, len(batch.reqs))))

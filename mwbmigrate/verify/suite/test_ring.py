@@ -10,16 +10,20 @@ from __future__ import annotations
 import dataclasses
 import gc
 import weakref
+from typing import TYPE_CHECKING
 
 import pytest
 import torch
 
 from mwbmigrate.verify.suite._fakes import FakeSamplingInfo, StubOrchestrator
 
+if TYPE_CHECKING:  # annotations only: the fixtures hand these in
+    from mwbmigrate.verify.suite._impls import Impl
+
 pytestmark = pytest.mark.contract("ring")
 
 
-def test_ring_rotation_and_slot_layout(impl):
+def test_ring_rotation_and_slot_layout(impl: Impl) -> None:
     ring = impl.make_ring()
     assert impl.ring_slots(ring) == (None, None) and impl.ring_index(ring) == 0
     batches = [impl.make_batch() for _ in range(3)]
@@ -58,7 +62,7 @@ def test_ring_rotation_and_slot_layout(impl):
 
 
 @pytest.mark.parametrize("what", ["tensor", "forward_copy"])
-def test_ring_keepalive_two_iterations(impl, what):
+def test_ring_keepalive_two_iterations(impl: Impl, what: str) -> None:
     ring = impl.make_ring()
     if what == "tensor":
         batch = impl.make_batch()

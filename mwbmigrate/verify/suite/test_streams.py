@@ -9,7 +9,9 @@ profile is held to its own documented behaviour.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 from unittest import mock
 
 import pytest
@@ -17,18 +19,21 @@ import torch
 
 from mwbmigrate.verify.suite._fakes import CudaLike, Stream, cuda_like
 
+if TYPE_CHECKING:  # annotations only: the fixtures hand these in
+    from mwbmigrate.verify.suite._impls import Impl
+
 pytestmark = pytest.mark.contract("streams")
 
 
-def _recorded():
+def _recorded() -> list[Any]:
     return [tensor for tensor, _ in CudaLike.LOG]
 
 
-def _same(actual, expected):
-    return len(actual) == len(expected) and all(a is e for a, e in zip(actual, expected))
+def _same(actual: Sequence[object], expected: Any) -> bool:
+    return len(actual) == len(expected) and all(a is e for a, e in zip(actual, expected, strict=True))
 
 
-def _flatten(items):
+def _flatten(items: Iterable[Any]) -> Iterator[Any]:
     for item in items:
         if isinstance(item, (list, tuple)):
             yield from _flatten(item)
@@ -36,12 +41,12 @@ def _flatten(items):
             yield item
 
 
-def _expected(impl, candidates):
+def _expected(impl: Impl, candidates: Sequence[Any]) -> list[torch.Tensor]:
     pool = list(_flatten(candidates)) if impl.profile["streams"] == "runtime" else candidates
     return [t for t in pool if isinstance(t, torch.Tensor) and t.is_cuda]
 
 
-def test_record_stream_each_filtering(impl):
+def test_record_stream_each_filtering(impl: Impl) -> None:
     stream = Stream()
     a, b = cuda_like(1), cuda_like(2)
     nested, pair = [cuda_like(3)], (cuda_like(4),)
@@ -76,7 +81,7 @@ def test_record_stream_each_filtering(impl):
         assert _same(_recorded(), [scalar])
 
 
-def test_record_stream_for_v2_verify_candidates(impl):
+def test_record_stream_for_v2_verify_candidates(impl: Impl) -> None:
     stream = Stream()
     batch = SimpleNamespace(
         seq_lens=cuda_like(1), req_pool_indices=None, input_ids=torch.tensor([1]), out_cache_loc=cuda_like(2)
@@ -114,7 +119,7 @@ def test_record_stream_for_v2_verify_candidates(impl):
         assert _same(_recorded(), [partial.seq_lens])
 
 
-def test_helpers_are_noop_on_cpu_host(impl):
+def test_helpers_are_noop_on_cpu_host(impl: Impl) -> None:
     cuda = torch.cuda
     touched = AssertionError("torch.cuda touched for CPU tensors")
     initialized_before = cuda.is_initialized()

@@ -1,0 +1,135 @@
+"""The token prefilter (mwbmigrate.engine.prefilter): old-API words only in prose skip the parse;
+anything a codemod reads as code (names, string annotations, patch targets, type comments, the
+docstring data-flow line, f-strings) still sends the file to parsing. A skipped file is one the
+transform would have left unchanged with nothing to report: checked on every fixture module."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from mwbmigrate.codemods import CODEMODS
+from mwbmigrate.engine.prefilter import byte_candidate, code_view, needs_parsing
+from mwbmigrate.engine.runner import run_rewrite
+from mwbmigrate.engine.transform import TransformOptions, transform_source
+from mwbmigrate.result import FileStatus
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+PLUGIN = "plugin/module.py"
+
+
+def _needs(source: str, path: str = PLUGIN, options: TransformOptions | None = None) -> bool:
+    data = textwrap.dedent(source).encode()
+    assert byte_candidate(data), "the case must pass the byte prefilter to test the token one"
+    return needs_parsing(data, path, options or TransformOptions())
+
+
+PROSE_ONLY = {
+    "comment": "def f(batch):\n    # was model_worker_batch before 0.5.13\n    return batch\n",
+    "docstring": 'def f(batch):\n    """The ScheduleBatch (formerly a ModelWorkerBatch snapshot)."""\n    return batch\n',
+    "marker": "x = forward(batch)  # mwbmigrate: MWB112 the former old object is passed to `forward`, model_worker_batch\n",
+    "log_message": 'import logging\nlogging.info("dropped the model_worker_batch copy")\n',
+    "override_field_beside_a_comment": (
+        "def step(batch, worker):\n    # ModelWorkerBatch used to carry this\n"
+        "    batch.capture_hidden_mode = None\n    return worker.forward_batch_generation(batch)\n"
+    ),
+}
+CODE = {
+    "name": "def f(model_worker_batch):\n    return model_worker_batch\n",
+    "attribute": "def f(b):\n    return b.get_model_worker_batch()\n",
+    "string_annotation": 'def f(b: "ModelWorkerBatch"):\n    return b\n',
+    "string_annotation_optional": 'def f(b: "Optional[ModelWorkerBatch]"):\n    return b\n',
+    "patch_target": 'patch("sglang.srt.managers.schedule_batch.ModelWorkerBatch")\n',
+    "hasattr_probe": 'HAS_OLD = hasattr(batch, "get_model_worker_batch")\n',
+    "string_key": 'kwargs["model_worker_batch"] = batch\n',
+    "type_comment": "def f(b):\n    x = b  # type: ModelWorkerBatch\n    return x\n",
+    "f_string": 'print(f"{model_worker_batch.seq_lens}")\n',
+    "data_flow_docstring": '"""\nScheduleBatch -> ModelWorkerBatch -> ForwardBatch\n"""\n',
+    "request_pool_builder": "batch.req_pool_indices = [req.req_pool_idx for req in reqs]  # ModelWorkerBatch\n",
+    "exec_source": 'exec("mwb = batch.get_model_worker_batch()")\n',
+}
+
+
+@pytest.mark.parametrize("name", list(PROSE_ONLY))
+def test_prose_only_mentions_are_not_parsed(name: str) -> None:
+    assert not _needs(PROSE_ONLY[name])
+
+
+@pytest.mark.parametrize("name", list(CODE))
+def test_code_mentions_are_parsed(name: str) -> None:
+    assert _needs(CODE[name])
+
+
+def test_the_schedule_batch_module_is_always_parsed() -> None:
+    assert _needs(PROSE_ONLY["comment"], "sglang/srt/managers/schedule_batch.py")
+
+
+@pytest.mark.parametrize("text", ["def f(:\n    # model_worker_batch\n", "x = '''model_worker_batch\n"])
+def test_what_tokenize_cannot_read_is_parsed(text: str) -> None:
+    assert _needs(text)
+
+
+def test_the_view_keeps_code_where_it_was() -> None:
+    text = "a = 1  # ModelWorkerBatch\nb = 'no more model_worker_batch'\n"
+    view = code_view(text)
+    assert view is not None and len(view) == len(text)
+    assert view.splitlines() == ["a = 1" + " " * 20, "b = " + " " * len("'no more model_worker_batch'")]
+
+
+def test_prose_that_happens_to_be_python_counts_as_code() -> None:
+    """`"model_worker_batch is gone"` is an identity test: not provably prose, so parsed."""
+    assert _needs("b = 'model_worker_batch is gone'\n")
+
+
+def test_a_disabled_codemod_does_not_make_a_file_parsed() -> None:
+    text = PROSE_ONLY["override_field_beside_a_comment"]
+    assert not _needs(text, options=TransformOptions(disabled=frozenset({"override-moves"})))
+
+
+def _fixture_modules() -> list[tuple[Path, str]]:
+    found = []
+    for case in sorted(p for p in FIXTURES.glob("*/*") if p.is_dir()):
+        path = (case / "path").read_text().strip() if (case / "path").exists() else PLUGIN
+        found += [(module, path) for module in sorted(case.glob("*.py"))]
+    return found
+
+
+def test_every_fixture_module_it_skips_is_one_the_transform_leaves_alone() -> None:
+    """Inputs and expected outputs (the already-migrated shape a `--check` sees) alike."""
+    modules = _fixture_modules()
+    assert len(modules) > 200, "the fixtures moved: this test must see them"
+    skipped = []
+    for module, path in modules:
+        data = module.read_bytes()
+        if not byte_candidate(data) or needs_parsing(data, path, TransformOptions()):
+            continue
+        skipped.append(module)
+        text = data.decode("utf-8")
+        outcome = transform_source(text, path, TransformOptions(), CODEMODS)
+        assert (outcome.text, outcome.review_items) == (text, ()), module.relative_to(FIXTURES)
+    assert len(skipped) >= 5, "no fixture exercises the skip: the test would prove nothing"
+
+
+def test_a_prose_only_file_still_gets_its_keyword_callers_renamed(tmp_path: Path) -> None:
+    """Pass 2 reads every file the byte prefilter let through, parsed in pass 1 or not."""
+    (tmp_path / "worker.py").write_text(textwrap.dedent(
+        """\
+        from sglang.srt.managers.schedule_batch import ModelWorkerBatch
+
+
+        def step(mwb: ModelWorkerBatch):
+            return mwb.seq_lens
+        """
+    ))
+    caller = "from worker import step\n\n# step() used to take a ModelWorkerBatch\nstep(mwb=current)\n"
+    (tmp_path / "caller.py").write_text(caller)
+    summary = run_rewrite([tmp_path], TransformOptions(), jobs=1)
+    results = {r.display_path: r for r in summary.results}
+    assert results["worker.py"].status is FileStatus.CHANGED
+    renamed = results["worker.py"].renamed_signatures
+    assert renamed, "the case needs a renamed parameter"
+    new = renamed[0][2]
+    assert results["caller.py"].status is FileStatus.CHANGED
+    assert results["caller.py"].rewritten == caller.replace("step(mwb=", f"step({new}=")
