@@ -25,13 +25,14 @@ class level. The rest of the file migrates. Regions are nodes of one module obje
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
 from libcst.metadata import Assignment, MetadataWrapper, ScopeProvider
 
 from mwbmigrate.analysis.calls import last_name
+from mwbmigrate.analysis.nodes import NodeSet
 from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_METHOD, OLD_PARAMETER
 
 FEATURE_CHECKS = frozenset({"hasattr", "getattr"})
@@ -179,32 +180,13 @@ class Gate:
     region: cst.CSTNode  # what it keeps untouched: its outermost function, or the statement itself
 
 
-class _Nodes:
-    """Nodes by identity (the node is kept, so its id cannot be reused while the set lives)."""
-
-    def __init__(self) -> None:
-        self._nodes: dict[int, cst.CSTNode] = {}
-
-    def add(self, node: cst.CSTNode) -> None:
-        self._nodes[id(node)] = node
-
-    def __contains__(self, node: object) -> bool:
-        return self._nodes.get(id(node)) is node
-
-    def __iter__(self) -> Iterator[cst.CSTNode]:
-        return iter(self._nodes.values())
-
-    def __bool__(self) -> bool:
-        return bool(self._nodes)
-
-
 @dataclass
 class VersionGates:
     gates: list[Gate] = field(default_factory=list)
-    regions: _Nodes = field(default_factory=_Nodes)
+    regions: NodeSet = field(default_factory=NodeSet)
     region_codes: dict[int, str] = field(default_factory=dict)  # id(region) -> code of its first gate
-    guarded_imports: _Nodes = field(default_factory=_Nodes)  # ImportFrom nodes under try/except ImportError
-    guarded_names: dict[str, _Nodes] = field(default_factory=dict)  # name a guarded import binds -> its Name nodes
+    guarded_imports: NodeSet = field(default_factory=NodeSet)  # ImportFrom nodes under try/except ImportError
+    guarded_names: dict[str, NodeSet] = field(default_factory=dict)  # name a guarded import binds -> its Name nodes
     flags: dict[str, str] = field(default_factory=dict)  # flag (name or dotted attribute) -> code of what it tests
 
     def is_region(self, node: cst.CSTNode) -> bool:
@@ -217,10 +199,10 @@ class VersionGates:
             self.region_codes[id(gate.region)] = gate.code
 
 
-def module_flags(module: cst.Module) -> tuple[_Nodes, dict[str, str]]:
+def module_flags(module: cst.Module) -> tuple[NodeSet, dict[str, str]]:
     """Guarded imports, and the flags (names and dotted attributes) assigned from a feature check,
     the environment or SGLang's version, or inside a guarded import's try/except."""
-    imports = _Nodes()
+    imports = NodeSet()
     flags: dict[str, str] = {}
 
     class _Flags(cst.CSTVisitor):
@@ -254,7 +236,7 @@ def module_flags(module: cst.Module) -> tuple[_Nodes, dict[str, str]]:
 
 
 class _FindGates(cst.CSTVisitor):
-    def __init__(self, gates: VersionGates, guarded_uses: _Nodes) -> None:
+    def __init__(self, gates: VersionGates, guarded_uses: NodeSet) -> None:
         self.found = gates
         self.guarded_uses = guarded_uses  # Name nodes reading or rebinding a guarded import's names
         self.functions: list[cst.FunctionDef] = []
@@ -347,14 +329,14 @@ def find_version_gates(wrapper: MetadataWrapper) -> VersionGates:
     module = wrapper.module
     imports, flags = module_flags(module)
     gates = VersionGates(guarded_imports=imports, flags=flags)
-    guarded_uses = _Nodes()
+    guarded_uses = NodeSet()
     scope = wrapper.resolve(ScopeProvider).get(module) if imports else None
     if scope is not None:
         assignments = scope.assignments
         for assignment in assignments:
             # An `Assignment` has the node that binds; a module scope holds no other kind.
             if isinstance(assignment, Assignment) and isinstance(assignment.node, cst.ImportFrom) and assignment.node in imports:
-                names = gates.guarded_names.setdefault(assignment.name, _Nodes())
+                names = gates.guarded_names.setdefault(assignment.name, NodeSet())
                 for other in assignments[assignment.name]:
                     if isinstance(other, Assignment) and isinstance(other.node, cst.Name):
                         names.add(other.node)

@@ -9,6 +9,7 @@ import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
 from libcst.metadata import MetadataWrapper, ProviderT, ScopeProvider
 
+from mwbmigrate.analysis.nodes import NodeSet
 from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_PARAMETER, ModuleLocation, refers_to_old_class
 from mwbmigrate.analysis.positions import LocalPositions
 from mwbmigrate.analysis.signatures import ProjectSignatures
@@ -87,20 +88,6 @@ class MigrationState:
 
 STATE_KEY = "mwbmigrate"
 _NO_GATES = VersionGates()
-
-
-class NodeSet:
-    """Nodes by identity. A set of `id()`s alone would match a new node that reuses the id of one
-    already discarded; keeping the node keeps its id taken."""
-
-    def __init__(self) -> None:
-        self._nodes: dict[int, cst.CSTNode] = {}
-
-    def add(self, node: cst.CSTNode) -> None:
-        self._nodes[id(node)] = node
-
-    def __contains__(self, node: object) -> bool:
-        return self._nodes.get(id(node)) is node
 
 
 def state_of(context: CodemodContext) -> MigrationState:

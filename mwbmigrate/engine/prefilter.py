@@ -33,12 +33,12 @@ import tokenize
 import warnings
 from pathlib import Path
 
-from mwbmigrate.analysis.old_api import TYPE_COMMENT, ModuleLocation
+from mwbmigrate.analysis.old_api import TYPE_COMMENT
 from mwbmigrate.codemods import CODEMODS, PREFILTER_BYTES
-from mwbmigrate.codemods.base import MigrationCodemod, MigrationState
+from mwbmigrate.codemods.base import MigrationCodemod
 from mwbmigrate.codemods.docstrings import OLD_FLOW
 from mwbmigrate.engine.source import UnreadableSource, decode_source
-from mwbmigrate.engine.transform import TransformOptions
+from mwbmigrate.engine.transform import TransformOptions, migration_state
 from mwbmigrate.result import FileResult, FileStatus
 
 _OLD_WORDS = re.compile(r"ModelWorkerBatch|model_worker_batch")
@@ -114,21 +114,6 @@ def code_view(text: str) -> str | None:
     return "".join(view)
 
 
-def _state(path: str, options: TransformOptions) -> MigrationState:
-    """The settings a codemod's `applies_to` reads, as transform_source gives them."""
-    return MigrationState(
-        location=ModuleLocation(Path(path).as_posix(), options.extra_modules),
-        selected_reviews=options.selected_reviews,
-        ignored_reviews=options.ignored_reviews,
-        disabled_codemods=options.disabled,
-        project_signatures=options.project_signatures,
-        target_version=options.target_version,
-        runtime_module=options.runtime_module,
-        request_mirror=options.request_mirror,
-        collapse_compat=options.collapse_compat,
-    )
-
-
 def needs_parsing(
     data: bytes, path: str, options: TransformOptions, codemods: tuple[type[MigrationCodemod], ...] = CODEMODS,
 ) -> bool:
@@ -139,7 +124,7 @@ def needs_parsing(
         return True  # the transform reports why
     if _CR_ONLY.search(text):
         return True  # refused by the transform, with its reason
-    state = _state(path, options)
+    state = migration_state(path, options)
     if state.location.is_schedule_batch_module:
         return True
     view = code_view(text)

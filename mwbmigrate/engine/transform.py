@@ -93,6 +93,21 @@ def _pruned_imports(context: CodemodContext, module: cst.Module, findings: Findi
     return pruned
 
 
+def migration_state(path: str, options: TransformOptions) -> MigrationState:
+    """The per-file state the codemods read (and their `applies_to`), from the run's options."""
+    return MigrationState(
+        location=ModuleLocation(Path(path).as_posix(), options.extra_modules),
+        selected_reviews=options.selected_reviews,
+        ignored_reviews=options.ignored_reviews,
+        disabled_codemods=options.disabled,
+        project_signatures=options.project_signatures,
+        target_version=options.target_version,
+        runtime_module=options.runtime_module,
+        request_mirror=options.request_mirror,
+        collapse_compat=options.collapse_compat,
+    )
+
+
 def transform_source(
     text: str,
     display_path: str,
@@ -109,17 +124,7 @@ def transform_source(
     if module.code != text:
         raise NotRoundTrippable("LibCST cannot reproduce this file byte for byte (form feed, trailing "
                                 "whitespace or a final backslash comment); file left untouched")
-    state = MigrationState(
-        location=ModuleLocation(Path(location_path or display_path).as_posix(), options.extra_modules),
-        selected_reviews=options.selected_reviews,
-        ignored_reviews=options.ignored_reviews,
-        disabled_codemods=options.disabled,
-        project_signatures=options.project_signatures,
-        target_version=options.target_version,
-        runtime_module=options.runtime_module,
-        request_mirror=options.request_mirror,
-        collapse_compat=options.collapse_compat,
-    )
+    state = migration_state(location_path or display_path, options)
     context = CodemodContext(filename=display_path, scratch={STATE_KEY: state})
     current = text
     # Another project's ModelWorkerBatch (a JAX port, say): nothing here is SGLang's old API.
