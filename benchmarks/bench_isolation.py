@@ -59,7 +59,7 @@ def _make_batch_class() -> type:
     cls = dataclasses.make_dataclass(
         "SpecV2Batch", [(n, Any, dataclasses.field(default=None)) for n in names]
     )
-    setattr(cls, "is_spec_v2", property(lambda self: self.spec_algorithm.supports_spec_v2()))
+    cls.is_spec_v2 = property(lambda self: self.spec_algorithm.supports_spec_v2())
     return cls
 
 

@@ -4,7 +4,9 @@
 For every file the rewrite changes, it counts the lines the rewrite added (`+` lines of the diff
 from the original) and how many of them stand, byte for byte, in upstream 0.5.13's file; and the
 lines by which the whole file still differs from upstream's. Both are printed side by side, raw and
-with only the changed statements formatted by black (SGLang formats with black).
+with only the changed statements formatted by black (SGLang formats with black), through
+`format_result`, what `rewrite --format-changed black` applies to each file; `refused` counts the
+files it would leave untouched (their original text is counted then).
 
     python benchmarks/format_closeness.py
 """
@@ -20,11 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from sglang_corpus import NEW_VERSION, OLD_VERSION, sglang_tree  # noqa: E402
-
-from mwbmigrate.engine.formatting import resolve_formatter  # noqa: E402
+from mwbmigrate.engine.formatting import format_result, resolve_formatter  # noqa: E402
 from mwbmigrate.engine.runner import run_rewrite  # noqa: E402
 from mwbmigrate.engine.transform import TransformOptions  # noqa: E402
+from mwbmigrate.result import FileStatus  # noqa: E402
+from sglang_corpus import NEW_VERSION, OLD_VERSION, sglang_tree  # noqa: E402
 
 
 def added_lines(original: str, rewritten: str) -> list[str]:
@@ -45,7 +47,7 @@ def main() -> int:
     shutil.copytree(sglang_tree(OLD_VERSION) / "sglang", old_root)
     formatter = resolve_formatter("black", scratch)
     assert formatter is not None
-    rows: dict[str, list[int]] = {}  # added lines, of which upstream's, lines differing from upstream
+    rows: dict[str, list[int]] = {}  # added lines, of which upstream's, lines differing from upstream, refused
     for markers in (True, False):
         results = run_rewrite([old_root], TransformOptions(markers=markers), jobs=2).results
         suffix = "" if markers else ", no markers"
@@ -56,17 +58,26 @@ def main() -> int:
             upstream_file = new_root / relative
             upstream = upstream_file.read_text() if upstream_file.exists() else ""
             upstream_lines = Counter(upstream.splitlines())
-            formatted = formatter.format(result.original, result.rewritten, str(relative))
-            for name, text in ((f"raw{suffix}", result.rewritten), (f"black{suffix}", formatted)):
-                row = rows.setdefault(name, [0, 0, 0])
+            formatted = format_result(result, formatter)  # as `rewrite --format-changed black` does
+            refused = formatted.status is FileStatus.FAILED
+            if refused:
+                print(f"refused: {formatted.display_path}: {formatted.error}", file=sys.stderr)
+            for name, text in (
+                (f"raw{suffix}", result.rewritten),
+                (f"black{suffix}", formatted.rewritten if formatted.rewritten is not None else result.original),
+            ):
+                row = rows.setdefault(name, [0, 0, 0, 0])
+                if refused and name.startswith("black"):
+                    row[3] += 1
                 added = added_lines(result.original, text)
                 row[0] += len(added)
                 row[1] += sum((Counter(added) & upstream_lines).values())
                 row[2] += differing_lines(text, upstream) if upstream else 0
     shutil.rmtree(scratch)
-    print(f"{'variant':18} {'added lines':>12} {'equal upstream':>15} {'share':>7} {'lines differing from upstream':>30}")
-    for name, (added, equal, differing) in rows.items():
-        print(f"{name:18} {added:12d} {equal:15d} {equal / max(added, 1):7.1%} {differing:30d}")
+    print(f"{'variant':18} {'added lines':>12} {'equal upstream':>15} {'share':>7} {'lines differing from upstream':>30} "
+          f"{'refused':>8}")
+    for name, (added, equal, differing, refused) in rows.items():
+        print(f"{name:18} {added:12d} {equal:15d} {equal / max(added, 1):7.1%} {differing:30d} {refused:8d}")
     return 0
 
 

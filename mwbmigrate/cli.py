@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import enum
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -23,12 +24,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from mwbmigrate import __version__
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, TARGET_VERSIONS
 from mwbmigrate.codemods import ALL_CODEMODS, codemod_by_key, dependents, split_prerequisites
-from mwbmigrate.config import ConfigError, load_config
+from mwbmigrate.config import ConfigError, load_config, project_roots
 from mwbmigrate.engine.apply import dirty_files, write_result
 from mwbmigrate.engine.cache import ResultCache
 from mwbmigrate.engine.discovery import DiscoveryError, discover_source
+from mwbmigrate.engine.formatting import Formatter, FormatterMissing, resolve_formatter
 from mwbmigrate.engine.runner import run_rewrite
-from mwbmigrate.engine.transform import TransformOptions
+from mwbmigrate.engine.transform import NO_ELISION_ENV, TransformOptions
 from mwbmigrate.engine.vendoring import apply_vendoring
 from mwbmigrate.report import (
     colourise,
@@ -68,6 +70,15 @@ class RuntimeMode(str, enum.Enum):
     vendor = "vendor"
 
 
+class FormatChanged(str, enum.Enum):
+    """`--format-changed`: engine.formatting.CHOICES (see engine/formatting.py)."""
+
+    auto = "auto"
+    black = "black"
+    ruff = "ruff"
+    none = "none"
+
+
 def _stderr() -> Console:
     # soft_wrap: paths and reasons stay on one line when piped, so they can be grepped.
     return Console(stderr=True, highlight=False, soft_wrap=True)
@@ -105,6 +116,20 @@ def _disabled_codemods(select: list[str], ignore: list[str]) -> frozenset[str]:
     return frozenset(disabled)
 
 
+def _formatter(choice: str, paths: list[Path]) -> Formatter | None:
+    """The formatter `--format-changed` names, resolved once before the run (a missing one: exit 2).
+    `auto` takes the nearest configuration that names one: the pyproject.toml's folder, then the git
+    work tree."""
+    try:
+        for root in project_roots(paths):
+            formatter = resolve_formatter(choice, root)
+            if formatter is not None or choice != FormatChanged.auto.value:
+                return formatter
+    except FormatterMissing as error:
+        raise _fail(f"--format-changed {choice}: {error}") from error
+    return None
+
+
 def _refuse_for_stdin(jobs: Optional[int], allow_dirty: bool, runtime: Optional[RuntimeMode]) -> None:
     """Flags that ask for something a module on stdin cannot have: refused rather than ignored."""
     if runtime is RuntimeMode.vendor:
@@ -134,6 +159,7 @@ def rewrite(
     target_version: Optional[TargetVersion] = typer.Option(None, "--target-version", help="SGLang API to produce: 0.5.13 (one-shot override fields on the batch, the default) or 0.5.16 (overrides as keyword arguments)."),
     runtime: Optional[RuntimeMode] = typer.Option(None, "--runtime", help="How rewritten files reach the runtime helpers: import `mwbmigrate.runtime` (default), or vendor a private copy into their package."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Process every file, without the result cache of earlier runs ($MWBMIGRATE_CACHE_DIR, else $XDG_CACHE_HOME/mwbmigrate or ~/.cache/mwbmigrate)."),
+    format_changed: Optional[FormatChanged] = typer.Option(None, "--format-changed", help="Format only the statements the rewrite changed: with black, ruff, auto (the formatter the repository configures, else none) or none (default: the configuration's `format-changed`, else none)."),
 ) -> None:
     """Rewrite a codebase from ModelWorkerBatch to ScheduleBatch (in place unless --dry-run or --check).
 
@@ -166,6 +192,8 @@ def rewrite(
     markers = config.markers if markers is None else markers
     target = target_version.value if target_version else config.target_version or DEFAULT_TARGET_VERSION
     vendor_runtime = (runtime.value if runtime else config.runtime or RuntimeMode.import_.value) == RuntimeMode.vendor.value
+    formatter = _formatter(format_changed.value if format_changed else config.format_changed or "none",
+                           [Path(stdin_filename)] if from_stdin else paths)
     review_select = frozenset(k for k in select if k.startswith("MWB1")) or None
     options = TransformOptions(
         markers=markers,
@@ -174,6 +202,9 @@ def rewrite(
         ignored_reviews=frozenset(k for k in ignore if k.startswith("MWB1")),
         collapse_compat=collapse_compat,
         target_version=target,
+        # The output is the same either way (engine/elision.py); set, it shows that a difference
+        # is not elision's, at several times the cost.
+        elide=not os.environ.get(NO_ELISION_ENV),
     )
     stdin_data = sys.stdin.buffer.read() if from_stdin else None
     discovery = discover_source(stdin_filename, stdin_data, include, exclude) if stdin_data is not None else None
@@ -194,7 +225,7 @@ def rewrite(
             paths, options, include=include, exclude=exclude, jobs=jobs,
             progress_factory=progress_factory if show_progress else None,
             vendor_runtime=vendor_runtime, discovery=discovery,
-            cache=None if no_cache else ResultCache.default(),
+            cache=None if no_cache else ResultCache.default(), formatter=formatter,
         )
     except DiscoveryError as error:
         raise _fail(str(error)) from error

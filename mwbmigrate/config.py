@@ -9,6 +9,7 @@
     markers = true
     target-version = "0.5.13"   # or "0.5.16": overrides as keyword arguments (see README)
     runtime = "import"   # or "vendor": copy the runtime helpers into the tree (see README)
+    format-changed = "none"   # or "auto", "black", "ruff": format what the rewrite changed (see README)
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 from mwbmigrate.analysis.target_versions import TARGET_VERSIONS
 from mwbmigrate.engine.discovery import find_git_root
+from mwbmigrate.engine.formatting import CHOICES as FORMAT_CHOICES
 
 RUNTIME_MODES = ("import", "vendor")
-KNOWN_KEYS = {"include", "exclude", "jobs", "select", "ignore", "markers", "runtime", "target-version"}
+KNOWN_KEYS = {"include", "exclude", "jobs", "select", "ignore", "markers", "runtime", "target-version", "format-changed"}
 
 
 class ConfigError(Exception):
@@ -44,6 +46,7 @@ class FileConfig:
     markers: bool = True
     runtime: str | None = None  # "import" or "vendor"; None: not configured
     target_version: str | None = None  # one of TARGET_VERSIONS; None: not configured
+    format_changed: str | None = None  # one of engine.formatting.CHOICES; None: not configured
 
 
 def _string_list(table: dict[str, object], key: str, source: Path) -> list[str]:
@@ -98,6 +101,10 @@ def load_config(paths: list[Path]) -> FileConfig:
     if target_version is not None and target_version not in TARGET_VERSIONS:
         choices = ", ".join(f'"{v}"' for v in TARGET_VERSIONS)
         raise ConfigError(f"{pyproject}: [tool.mwbmigrate] target-version must be one of {choices}")
+    format_changed = table.get("format-changed")
+    if format_changed is not None and format_changed not in FORMAT_CHOICES:
+        choices = ", ".join(f'"{c}"' for c in FORMAT_CHOICES)
+        raise ConfigError(f"{pyproject}: [tool.mwbmigrate] format-changed must be one of {choices}")
     return FileConfig(
         source=pyproject,
         include=_string_list(table, "include", pyproject),
@@ -108,4 +115,17 @@ def load_config(paths: list[Path]) -> FileConfig:
         markers=markers,
         runtime=runtime,
         target_version=target_version,
+        format_changed=format_changed,
     )
+
+
+def project_roots(paths: list[Path]) -> list[Path]:
+    """Where the repository holding the first path configures its tools, nearest first: the folder of
+    its pyproject.toml (as `load_config` finds it), then its git work tree (a monorepo's
+    `.pre-commit-config.yaml`), else the path's own folder."""
+    start = Path(paths[0]).resolve() if paths else Path.cwd()
+    start = start if start.is_dir() else start.parent
+    pyproject = find_pyproject(paths)
+    candidates = [pyproject.parent if pyproject is not None else None, find_git_root(start)]
+    roots = list(dict.fromkeys(root for root in candidates if root is not None))
+    return roots or [start]

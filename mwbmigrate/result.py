@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 class FileStatus(str, enum.Enum):
@@ -76,7 +77,7 @@ class VendoredFile:
 class RunSummary:
     results: list[FileResult] = field(default_factory=list)
     discovered: int = 0  # files found, plus paths that could not be taken as files
-    stale_temporaries: list = field(default_factory=list)  # Paths of temporary files a killed run left
+    stale_temporaries: list[Path] = field(default_factory=list)  # Paths of temporary files a killed run left
     runtime: str = "import"  # how rewritten files reach the runtime helpers: "import" or "vendor"
     vendored: list[VendoredFile] = field(default_factory=list)  # the private copy, when vendoring
     runtime_notes: list[str] = field(default_factory=list)  # files that could not use a vendored copy

@@ -212,7 +212,7 @@ class _Effects(cst.CSTVisitor):
             self._bind(node.name.name)
 
     def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        name = node.asname.name if node.asname is not None else node.name
+        name: cst.BaseExpression = node.asname.name if node.asname is not None else node.name
         while isinstance(name, cst.Attribute):
             name = name.value
         self._bind(name)
@@ -395,6 +395,12 @@ class AssertMove:
 
 def derived_mode_assert(statement: cst.CSTNode) -> cst.Name | None:
     """The batch name node of `assert batch.capture_hidden_mode <op> M` (either side)."""
+    found = _derived_mode_assertion(statement)
+    return found[2] if found is not None else None
+
+
+def _derived_mode_assertion(statement: cst.CSTNode) -> tuple[cst.Assert, cst.Comparison, cst.Name] | None:
+    """`assert batch.capture_hidden_mode <op> M`: the assertion, its comparison and the batch name node."""
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return None
     assertion = statement.body[0]
@@ -404,17 +410,19 @@ def derived_mode_assert(statement: cst.CSTNode) -> cst.Name | None:
     if len(comparison.comparisons) != 1:
         return None
     mode = m.Attribute(value=m.Name(), attr=m.Name(DERIVED_MODE))
-    sides = [side for side in (comparison.left, comparison.comparisons[0].comparator) if m.matches(side, mode)]
-    return sides[0].value if len(sides) == 1 else None
+    sides = [
+        side.value for side in (comparison.left, comparison.comparisons[0].comparator)
+        if isinstance(side, cst.Attribute) and isinstance(side.value, cst.Name) and m.matches(side, mode)
+    ]
+    return (assertion, comparison, sides[0]) if len(sides) == 1 else None
 
 
 def plan_assert_move(block: Sequence[cst.CSTNode], index: int, batch_names: set[str], skipped: frozenset[int] = frozenset()) -> AssertMove | Refused | None:
     """Whether the derived-mode assert at `block[index]` may read the forward batch instead (None: not one)."""
-    receiver = derived_mode_assert(block[index])
-    if receiver is None or receiver.value not in batch_names:
+    found = _derived_mode_assertion(block[index])
+    if found is None or found[2].value not in batch_names:
         return None
-    assertion = block[index].body[0]
-    comparison = assertion.test
+    assertion, comparison, _receiver = found
     mode = m.Attribute(value=m.Name(), attr=m.Name(DERIVED_MODE))
     others = [side for side in (comparison.left, comparison.comparisons[0].comparator) if not m.matches(side, mode)]
     if assertion.msg is not None:

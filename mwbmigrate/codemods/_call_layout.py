@@ -7,6 +7,7 @@ layout of a line that grew past black's limit.
 from __future__ import annotations
 
 import re
+from typing import cast
 
 import libcst as cst
 import libcst.matchers as m
@@ -49,7 +50,8 @@ def _statement_call(statement: cst.CSTNode) -> cst.Call | None:
 
 
 def _with_call(statement: cst.SimpleStatementLine, call: cst.Call) -> cst.SimpleStatementLine:
-    small = statement.body[0]
+    # `statement` is one `_statement_call` found its call in: an assignment, expression or return.
+    small = cast("cst.Assign | cst.AnnAssign | cst.Expr | cst.Return", statement.body[0])
     value = small.value.with_changes(expression=call) if isinstance(small.value, cst.Await) else call
     return statement.with_changes(body=[small.with_changes(value=value)])
 
@@ -87,7 +89,10 @@ def with_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Ca
             args[index] = arg.with_changes(value=value)
             return call.with_changes(args=args)
     new = cst.Arg(value=value, keyword=cst.Name(name), equal=cst.AssignEqual(whitespace_before=_EMPTY, whitespace_after=_EMPTY))
-    later = (lambda a: a.star == "**" or (name == CAPTURE and a.keyword is not None and a.keyword.value == REQUIRED_INIT_NEW_KEYWORD))
+
+    def later(a: cst.Arg) -> bool:
+        return a.star == "**" or (name == CAPTURE and a.keyword is not None and a.keyword.value == REQUIRED_INIT_NEW_KEYWORD)
+
     index = next((i for i, arg in enumerate(args) if later(arg)), len(args))
     if index < len(args):
         previous = args[index - 1].comma if index else cst.MaybeSentinel.DEFAULT
@@ -206,6 +211,7 @@ def init_new_with_override_arguments(
     if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg is not None or params.kwonly_params:
         return function, view  # a signature of its own: left to the review of its callers
     call = _statement_call(view)
+    assert call is not None, "the view is `batch = forward_batch_view(batch, ...)`"
     for name in OVERRIDE_KEYWORDS["init_new"]:
         call = with_keyword(call, name, cst.Name(name))
     function = fitted_signature(function.with_changes(params=with_override_parameters(params)))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Sequence, cast
+
 import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import ScopeProvider
@@ -10,17 +12,32 @@ from mwbmigrate.analysis.capture import refuse_captured_aliases
 from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_METHOD, OLD_PARAMETER, union_members
 from mwbmigrate.analysis.receivers import FunctionFacts, analyse_function
 
+if TYPE_CHECKING:
+    from mwbmigrate.codemods.base import MigrationCodemod
+
 PASS_LINE = cst.SimpleStatementLine(body=[cst.Pass()])
 
 
-def annotation_is_old_class(codemod, annotation: cst.BaseExpression) -> bool:
+def leading_lines(statement: cst.BaseStatement) -> Sequence[cst.EmptyLine]:
+    """A statement's leading lines: every statement is a simple statement line or a compound
+    statement, and both have them (`BaseStatement` itself does not declare them)."""
+    return cast("cst.SimpleStatementLine | cst.BaseCompoundStatement", statement).leading_lines
+
+
+def bound_name(statement: cst.CSTNode) -> str:
+    """The name of a binding `name = value` alone on its line (as the receivers analysis records them)."""
+    assign = cst.ensure_type(cst.ensure_type(statement, cst.SimpleStatementLine).body[0], cst.Assign)
+    return cst.ensure_type(assign.targets[0].target, cst.Name).value
+
+
+def annotation_is_old_class(codemod: MigrationCodemod, annotation: cst.BaseExpression) -> bool:
     """`ModelWorkerBatch`, or the class or `None` (`Optional[...]`, `... | None`, `Union[..., None]`);
     a `Union` with ScheduleBatch is not."""
     members = union_members(annotation)
     return len(members) == 1 and codemod.names_old_class(members[0])
 
 
-def param_holds_old_object(codemod, param: cst.Param) -> bool:
+def param_holds_old_object(codemod: MigrationCodemod, param: cst.Param) -> bool:
     annotation = param.annotation.annotation if param.annotation is not None else None
     if annotation is not None and annotation_is_old_class(codemod, annotation):
         return True
@@ -30,11 +47,11 @@ def param_holds_old_object(codemod, param: cst.Param) -> bool:
     return annotation is None or m.matches(annotation, m.Name("Any") | m.Attribute(attr=m.Name("Any")))
 
 
-def local_method_owners(codemod) -> frozenset[str]:
+def local_method_owners(codemod: MigrationCodemod) -> frozenset[str]:
     """Classes in this module defining `get_model_worker_batch`, SGLang's ScheduleBatch excepted."""
     state = codemod.state
     if state.local_method_owners is None:
-        owners = set()
+        owners: set[str] = set()
         for node in codemod.module.body:
             if isinstance(node, cst.ClassDef) and isinstance(node.body, cst.IndentedBlock):
                 if node.name.value == NEW_CLASS and state.location.is_schedule_batch_module:
@@ -45,7 +62,7 @@ def local_method_owners(codemod) -> frozenset[str]:
     return state.local_method_owners
 
 
-def receivers_with_own_method(codemod, function: cst.FunctionDef) -> set[str]:
+def receivers_with_own_method(codemod: MigrationCodemod, function: cst.FunctionDef) -> set[str]:
     """Receivers whose `get_model_worker_batch` is a class of this module's, not SGLang's:
     `self` inside such a class, and locals bound to `SuchClass(...)`."""
     owners = local_method_owners(codemod)
@@ -58,7 +75,8 @@ def receivers_with_own_method(codemod, function: cst.FunctionDef) -> set[str]:
 
     class _Instances(cst.CSTVisitor):
         def visit_Assign(self, node: cst.Assign) -> None:
-            if m.matches(node.value, m.Call(func=m.Name())) and node.value.func.value in owners:
+            value = node.value
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in owners:
                 for target in node.targets:
                     if isinstance(target.target, cst.Name):
                         names.add(target.target.value)
@@ -67,7 +85,7 @@ def receivers_with_own_method(codemod, function: cst.FunctionDef) -> set[str]:
     return names
 
 
-def function_facts(codemod, function: cst.FunctionDef) -> FunctionFacts:
+def function_facts(codemod: MigrationCodemod, function: cst.FunctionDef) -> FunctionFacts:
     facts = analyse_function(
         codemod, function, lambda param: param_holds_old_object(codemod, param),
         skip_receivers=receivers_with_own_method(codemod, function),

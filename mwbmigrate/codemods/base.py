@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import ClassVar, Sequence
+from typing import ClassVar, Sequence, cast
 
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
@@ -91,7 +91,7 @@ _NO_GATES = VersionGates()
 
 
 def state_of(context: CodemodContext) -> MigrationState:
-    return context.scratch[STATE_KEY]
+    return cast(MigrationState, context.scratch[STATE_KEY])
 
 
 def statement_markers(statement: cst.CSTNode) -> str:
@@ -147,6 +147,9 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
     # Identifiers or tokens without which this codemod cannot change a module: `applies_to`'s
     # default, and (their union over the registry) the engine's byte prefilter.
     TRIGGERS: ClassVar[tuple[str, ...]]
+    # Other words `applies_to` or a visit reacts to: with TRIGGERS, a function body that holds none
+    # of them is left out of what this codemod sees (engine/elision.py).
+    BODY_WORDS: ClassVar[tuple[str, ...]] = ()
     REVIEW_CODES: ClassVar[tuple[str, ...]] = ()  # every MWB1xx it may emit (review() refuses others)
     # CODEs of the codemods that must run whenever this one runs: its output is only correct, or
     # only reported, with them (earlier in the registry, or in the second pass).
@@ -200,7 +203,11 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
         function: consistent for comparisons inside that function, and far cheaper than
         PositionProvider, which renders the whole module again after every change."""
         root = next((n for n in self._ancestors if isinstance(n, cst.FunctionDef)), None)
-        return self.state.positions.line(node, root if root is not None else self.context.wrapper.module)
+        if root is None:
+            wrapper = self.context.wrapper
+            assert wrapper is not None, "line_of runs only inside transform_module"
+            return self.state.positions.line(node, wrapper.module)
+        return self.state.positions.line(node, root)
 
     def enclosing_statement(self, node: cst.CSTNode) -> cst.CSTNode:
         current: cst.CSTNode | None = node

@@ -25,6 +25,7 @@ import re
 
 import libcst as cst
 import libcst.matchers as m
+from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import QualifiedNameSource, ScopeProvider
 
@@ -71,7 +72,7 @@ class ReplaceClassReferences(MigrationCodemod):
     REQUIRES = ("MWB001", *REPORTS)
     METADATA_DEPENDENCIES = (ScopeProvider,)
 
-    def __init__(self, context) -> None:
+    def __init__(self, context: CodemodContext) -> None:
         super().__init__(context)
         self._spellings: OldClassSpellings | None = None
         self._spelling_pattern: re.Pattern[str] | None = None
@@ -173,7 +174,7 @@ class ReplaceClassReferences(MigrationCodemod):
         if self._spellings is None or not isinstance(parent, (cst.Assign, cst.AnnAssign)) or parent.value is not node:
             return None
         target = parent.targets[0].target if isinstance(parent, cst.Assign) else parent.target
-        return target.value if id(target) in self._spellings.alias_targets else None
+        return target.value if isinstance(target, cst.Name) and id(target) in self._spellings.alias_targets else None
 
     def _value_role(self, node: cst.CSTNode) -> str:
         parent = self.parent(node)
@@ -203,7 +204,9 @@ class ReplaceClassReferences(MigrationCodemod):
             return text
         return self._spelling_pattern.sub(lambda match: match.group(1) + NEW_CLASS, text)
 
-    def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString):
+    def leave_SimpleString(
+        self, original_node: cst.SimpleString, updated_node: cst.SimpleString
+    ) -> cst.BaseExpression:
         if not self._in_annotation(original_node):
             return updated_node
         new_value = self._respell(updated_node.value)
@@ -234,7 +237,7 @@ class ReplaceClassReferences(MigrationCodemod):
             return
         if len(arguments) == len(params) - 1 and params and params[0].name.value in ("self", "cls"):
             params = params[1:]
-        typed = [p for p, text in zip(params, arguments) if self._respell(text) != text]
+        typed = [p for p, text in zip(params, arguments, strict=False) if self._respell(text) != text]
         renamed = {new for scope, _, new in self.state.renamed_signatures if scope == self.qualified_scope()}
         missed = [p.name.value for p in typed if not param_holds_old_object(self, p) and p.name.value not in renamed]
         if missed or len(arguments) != len(params):
@@ -242,7 +245,7 @@ class ReplaceClassReferences(MigrationCodemod):
             self.review(function, "MWB153", f"signature type comment types {names} with `{OLD_CLASS}`: not renamed or migrated like an annotated parameter; annotate it")
 
     def _in_annotation(self, node: cst.CSTNode) -> bool:
-        current = node
+        current: cst.CSTNode | None = node
         while current is not None:
             if isinstance(current, cst.Annotation):
                 return True
@@ -278,7 +281,9 @@ class ReplaceClassReferences(MigrationCodemod):
         if node.annotation is not None and self.names_old_class(node.annotation.annotation):
             self._old_annotated_params.add(id(node))
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef):
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         # A parameter that callers pass None to: the body's `is None` test is the evidence.
         originals = all_params(original_node.params)
         widened = {p.name.value for p in originals if id(p) in self._old_annotated_params}

@@ -20,7 +20,7 @@ from libcst.metadata import ScopeProvider
 
 from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS, OLD_METHOD
 from mwbmigrate.analysis.target_versions import overrides_are_arguments
-from mwbmigrate.codemods.base import REPORTS, MigrationCodemod
+from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, MigrationState
 
 # Names the declarations use: (module, object); object None for `import module`.
 DECLARATION_IMPORTS = {
@@ -55,13 +55,15 @@ class RemoveOldClass(MigrationCodemod):
     METADATA_DEPENDENCIES = (ScopeProvider,)
 
     @classmethod
-    def applies_to(cls, text, state):
+    def applies_to(cls, text: str, state: MigrationState) -> bool:
         return state.location.is_schedule_batch_module
 
     def visit_Module(self, node: cst.Module) -> bool:
         return self.state.location.is_schedule_batch_module
 
-    def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef):
+    def leave_ClassDef(
+        self, original_node: cst.ClassDef, updated_node: cst.ClassDef
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         if original_node.name.value == OLD_CLASS:
             return cst.RemoveFromParent()
         if original_node.name.value != NEW_CLASS or not isinstance(updated_node.body, cst.IndentedBlock):

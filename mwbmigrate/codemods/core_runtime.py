@@ -44,12 +44,14 @@ from __future__ import annotations
 
 import libcst as cst
 import libcst.matchers as m
+from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
 from mwbmigrate.analysis.override_sites import CORE_RUNTIME, reads_through_view
 from mwbmigrate.analysis.target_versions import overrides_are_arguments
 from mwbmigrate.codemods._call_layout import init_new_with_override_arguments
-from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod
+from mwbmigrate.codemods._shared import leading_lines
+from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod, MigrationState
 
 VIEW = "forward_batch_view"
 ISOLATION = "overlap_forward_isolation"
@@ -64,8 +66,9 @@ def _seq_lens_record_stream(statement: cst.CSTNode) -> tuple[str, cst.BaseExpres
     if m.matches(statement, m.SimpleStatementLine(body=[m.Expr(m.Call(
         func=m.Attribute(m.Attribute(m.Name(), m.Name("seq_lens")), m.Name("record_stream")), args=[m.Arg(keyword=None)],
     ))])):
-        call = statement.body[0].value
-        return call.func.value.value.value, call.args[0].value
+        call = _expression_call(statement)
+        seq_lens = cst.ensure_type(cst.ensure_type(call.func, cst.Attribute).value, cst.Attribute)
+        return cst.ensure_type(seq_lens.value, cst.Name).value, call.args[0].value
     return None
 
 
@@ -74,8 +77,14 @@ def _is_pin(statement: cst.CSTNode) -> str | None:
     if m.matches(statement, m.SimpleStatementLine(body=[m.Expr(m.Call(
         func=m.Attribute(m.Name("self"), m.Name("record_batch_in_overlap")), args=[m.Arg(m.Name())],
     ))])):
-        return statement.body[0].value.args[0].value.value
+        return cst.ensure_type(_expression_call(statement).args[0].value, cst.Name).value
     return None
+
+
+def _expression_call(statement: cst.CSTNode) -> cst.Call:
+    """The call of `f(...)` alone on its line (a statement a matcher found to be one)."""
+    line = cst.ensure_type(statement, cst.SimpleStatementLine)
+    return cst.ensure_type(cst.ensure_type(line.body[0], cst.Expr).value, cst.Call)
 
 
 def _is_copy_for_forward(statement: cst.CSTNode, name: str) -> bool:
@@ -93,17 +102,19 @@ class MoveCoreOntoRuntime(MigrationCodemod):
     CODE, NAME = CORE_RUNTIME
     SUMMARY = "In an SGLang core tree: `ForwardBatch.init_new` reads the batch through the runtime's view; the overlap forward runs in `overlap_forward_isolation`."
     TRIGGERS = OLD_API
+    # applies_to's words, and the attribute the ring is created beside (in another method).
+    BODY_WORDS = ("init_new", "record_batch_in_overlap", "copy_for_forward", "forward_stream_ctx", "record_stream", "batch_record_buf")
     REQUIRES = REPORTS
     METADATA_DEPENDENCIES = ()
 
     @classmethod
-    def applies_to(cls, text, state):
+    def applies_to(cls, text: str, state: MigrationState) -> bool:
         init_new = "class ForwardBatch" in text and "def init_new" in text and "CaptureHiddenMode" in text and "ModelWorkerBatch" in text
         overlap = "record_batch_in_overlap" in text and "copy_for_forward" in text and "forward_stream_ctx" in text
         verify = "seq_lens.record_stream(" in text
         return init_new or overlap or verify
 
-    def __init__(self, context) -> None:
+    def __init__(self, context: CodemodContext) -> None:
         super().__init__(context)
         # Per function: the (batch, stream) of a replaced seq_lens.record_stream, if any.
         self._verify_streams: list[tuple[str, cst.BaseExpression] | None] = []
@@ -115,7 +126,9 @@ class MoveCoreOntoRuntime(MigrationCodemod):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._verify_streams.append(None)
 
-    def leave_SimpleStatementLine(self, original_node, updated_node):
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         found = _seq_lens_record_stream(updated_node)
         if found is None or not self._verify_streams:
             return updated_node
@@ -124,7 +137,7 @@ class MoveCoreOntoRuntime(MigrationCodemod):
         batch, stream = found
         self._verify_streams[-1] = found
         self._need(VERIFY_STREAMS)
-        call = cst.parse_expression(f"{VERIFY_STREAMS}({batch}, {batch}.spec_info, __stream__)")
+        call = cst.ensure_type(cst.parse_expression(f"{VERIFY_STREAMS}({batch}, {batch}.spec_info, __stream__)"), cst.Call)
         call = call.with_changes(args=[*call.args[:2], call.args[2].with_changes(value=stream)])
         return updated_node.with_changes(body=[cst.Expr(call)])
 
@@ -132,7 +145,9 @@ class MoveCoreOntoRuntime(MigrationCodemod):
     def _function_names(self) -> list[str]:
         return [f"def {n.name.value}" for n in self._ancestors if isinstance(n, cst.FunctionDef)]
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef):
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         self._verify_streams.pop()
         if reads_through_view(self.enclosing_class(), updated_node.name.value):
             return self._view_in_init_new(updated_node)
@@ -146,7 +161,7 @@ class MoveCoreOntoRuntime(MigrationCodemod):
             return function
         batch = params[1].name.value
         self._need(VIEW)
-        statement = cst.parse_statement(f"{batch} = {VIEW}({batch}, CaptureHiddenMode)")
+        statement = cst.ensure_type(cst.parse_statement(f"{batch} = {VIEW}({batch}, CaptureHiddenMode)"), cst.SimpleStatementLine)
         if overrides_are_arguments(self.state.target_version):
             # 0.5.16: the overrides are init_new's keyword arguments, handed on to the view.
             function, statement = init_new_with_override_arguments(function, statement)
@@ -156,7 +171,9 @@ class MoveCoreOntoRuntime(MigrationCodemod):
         body.insert(first, statement)
         return function.with_changes(body=function.body.with_changes(body=body))
 
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock):
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.BaseSuite:
         body = list(updated_node.body)
         body = self._create_ring(body)
         if isinstance(self.parent(original_node), cst.FunctionDef):
@@ -171,12 +188,12 @@ class MoveCoreOntoRuntime(MigrationCodemod):
             self._need(ISOLATION)
             inner = body[index + 2:end + 1]
             inner[0] = inner[0].with_changes(leading_lines=[
-                line for line in inner[0].leading_lines if line.comment is not None
+                line for line in leading_lines(inner[0]) if line.comment is not None
             ])
             isolation = cst.With(
                 items=[cst.WithItem(cst.parse_expression(f"{ISOLATION}({name}, self.{RING_ATTRIBUTE})"))],
                 body=cst.IndentedBlock(body=inner),
-                leading_lines=statement.leading_lines,
+                leading_lines=leading_lines(statement),
             )
             body[index:end + 1] = [isolation]
             return updated_node.with_changes(body=body)
@@ -198,7 +215,7 @@ class MoveCoreOntoRuntime(MigrationCodemod):
             code = cst.Module([]).code_for_node(statement)
             if ".prepare_for_v2_verify(" in code and EACH_STREAM not in code:
                 self._need(EACH_STREAM)
-                call = cst.parse_expression(f"{EACH_STREAM}(({batch}.input_ids, {batch}.out_cache_loc), __stream__)")
+                call = cst.ensure_type(cst.parse_expression(f"{EACH_STREAM}(({batch}.input_ids, {batch}.out_cache_loc), __stream__)"), cst.Call)
                 call = call.with_changes(args=[call.args[0], call.args[1].with_changes(value=stream)])
                 result.append(cst.SimpleStatementLine(body=[cst.Expr(call)]))
         return result

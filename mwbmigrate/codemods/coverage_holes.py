@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 import libcst as cst
+from libcst.codemod import CodemodContext
 from libcst.metadata import ScopeProvider
 
 from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_METHOD, OLD_PARAMETER, TYPE_COMMENT, old_class_spellings
@@ -39,7 +40,7 @@ class ReportCoverageHoles(MigrationCodemod):
     REVIEW_CODES = ("MWB151",)
     METADATA_DEPENDENCIES = (ScopeProvider,)
 
-    def __init__(self, context) -> None:
+    def __init__(self, context: CodemodContext) -> None:
         super().__init__(context)
         self._pattern: re.Pattern[str] | None = None
         self._any_star_import = False

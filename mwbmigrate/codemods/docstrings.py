@@ -12,7 +12,7 @@ import re
 
 import libcst as cst
 
-from mwbmigrate.codemods.base import OLD_API, MigrationCodemod
+from mwbmigrate.codemods.base import OLD_API, MigrationCodemod, MigrationState
 
 OLD_FLOW = "ScheduleBatch -> ModelWorkerBatch -> ForwardBatch"
 NEW_FLOW = "ScheduleBatch -> ForwardBatch"
@@ -30,7 +30,7 @@ def rewrite_docstring(text: str) -> str:
     text = _OLD_BULLET.sub("", text)
     text = _OLD_TODO.sub("", text)
 
-    def add_constructed(match: re.Match) -> str:
+    def add_constructed(match: re.Match[str]) -> str:
         block = match.group(0)
         if CONSTRUCTED_LINE in block:
             return block
@@ -44,13 +44,16 @@ class UpdateDataFlowDocstrings(MigrationCodemod):
     NAME = "docstrings"
     SUMMARY = "Rewrite the data-flow line `ScheduleBatch -> ModelWorkerBatch -> ForwardBatch` in docstrings."
     TRIGGERS = OLD_API
+    BODY_WORDS = (OLD_FLOW,)
     METADATA_DEPENDENCIES = ()
 
     @classmethod
-    def applies_to(cls, text, state):
+    def applies_to(cls, text: str, state: MigrationState) -> bool:
         return OLD_FLOW in text
 
-    def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString):
+    def leave_SimpleString(
+        self, original_node: cst.SimpleString, updated_node: cst.SimpleString
+    ) -> cst.BaseExpression:
         if OLD_FLOW not in updated_node.value:
             return updated_node
         return updated_node.with_changes(value=rewrite_docstring(updated_node.value))

@@ -19,12 +19,15 @@ each read, so only a read whose list nobody can change or keep is converted sile
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import libcst as cst
-from libcst.metadata import QualifiedNameSource, ScopeProvider
+from libcst.codemod import CodemodContext
+from libcst.metadata import Assignment, QualifiedNameSource, Scope, ScopeProvider
 
 from mwbmigrate.analysis.old_api import FIELDS_COMPUTED_FROM_REQS, RENAMED_FIELDS
 from mwbmigrate.codemods._shared import function_facts
-from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod, NodeSet
+from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod, MigrationState, NodeSet
 
 # List methods that neither change the list nor hand it on; any other attribute of it may.
 READ_ONLY_METHODS = frozenset({"copy", "count", "index", "__len__", "__contains__", "__getitem__", "__iter__"})
@@ -56,15 +59,16 @@ class RenameOldObjectFields(MigrationCodemod):
     NAME = "field-renames"
     SUMMARY = "Rename `extend_seq_lens`/`extend_prefix_lens` and compute `lora_ids`/`dllm_block_offsets` from reqs on old-object receivers."
     TRIGGERS = OLD_API
+    BODY_WORDS = (*RENAMED_FIELDS, *FIELDS_COMPUTED_FROM_REQS)
     REVIEW_CODES = ("MWB109", "MWB148", "MWB149")
     REQUIRES = REPORTS
     METADATA_DEPENDENCIES = (ScopeProvider,)
 
     @classmethod
-    def applies_to(cls, text, state):
+    def applies_to(cls, text: str, state: MigrationState) -> bool:
         return any(field in text for field in (*RENAMED_FIELDS, *FIELDS_COMPUTED_FROM_REQS))
 
-    def __init__(self, context) -> None:
+    def __init__(self, context: CodemodContext) -> None:
         super().__init__(context)
         self._receivers: set[cst.Name] = set()
         self._parents: dict[int, cst.CSTNode] | None = None
@@ -77,7 +81,7 @@ class RenameOldObjectFields(MigrationCodemod):
             for name in facts.aliases:
                 self._note_private_reads(facts.scope, name)
 
-    def _note_private_reads(self, scope, name: str) -> None:
+    def _note_private_reads(self, scope: Scope, name: str) -> None:
         """A snapshot bound in this function that only ever has fields read off it, and this field
         once: nobody else can see its list, so handing that list on cannot differ from a new one."""
         references = [r.node for a in scope.assignments[name] for r in a.references]
@@ -143,7 +147,7 @@ class RenameOldObjectFields(MigrationCodemod):
                 def on_leave(self, original_node: cst.CSTNode) -> None:
                     stack.pop()
 
-            self.context.wrapper.module.visit(_Parents())
+            self.module.visit(_Parents())
             self._parents = parents
         return self._parents.get(id(node))
 
@@ -209,9 +213,9 @@ class RenameOldObjectFields(MigrationCodemod):
         return isinstance(parent, cst.Assert)
 
     def _deleted(self, node: cst.CSTNode) -> bool:
-        current, parent = node, self._parent_of(node)
+        parent = self._parent_of(node)
         while isinstance(parent, (cst.Element, cst.Tuple, cst.List)):
-            current, parent = parent, self._parent_of(parent)
+            parent = self._parent_of(parent)
         return isinstance(parent, cst.Del)
 
     def _augmented(self, node: cst.CSTNode) -> bool:
@@ -249,7 +253,7 @@ class RenameOldObjectFields(MigrationCodemod):
         """`a, b = x.lora_ids, 1`: the targets that receive this element, when the shapes match."""
         display = self._parent_of(element)
         assign = self._parent_of(display) if isinstance(display, (cst.Tuple, cst.List)) else None
-        if not isinstance(assign, cst.Assign) or assign.value is not display:
+        if not isinstance(display, (cst.Tuple, cst.List)) or not isinstance(assign, cst.Assign) or assign.value is not display:
             return None
         index = list(display.elements).index(element)
         received = []
@@ -262,7 +266,7 @@ class RenameOldObjectFields(MigrationCodemod):
             received.append(shape.elements[index].value)
         return received
 
-    def _aliases_use(self, targets: list[cst.BaseExpression], depth: int) -> tuple[int, str]:
+    def _aliases_use(self, targets: Sequence[cst.BaseExpression], depth: int) -> tuple[int, str]:
         """The worst use of the list through the names it is bound to; stored elsewhere is handed on."""
         worst: tuple[int, str] = (READ, "")
         for target in targets:
@@ -288,7 +292,7 @@ class RenameOldObjectFields(MigrationCodemod):
         if scope is None:
             return False
         return any(
-            isinstance(getattr(assignment, "node", None), cst.Name) and self._augmented(assignment.node)
+            isinstance(assignment, Assignment) and isinstance(assignment.node, cst.Name) and self._augmented(assignment.node)
             for assignment in scope.assignments[name.value]
         )
 

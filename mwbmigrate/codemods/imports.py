@@ -20,7 +20,8 @@ fails on SGLang 0.5.13 where the module itself is imported, and the marker says 
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import ScopeProvider
+from libcst.codemod import CodemodContext
+from libcst.metadata import Assignment, ScopeProvider
 
 from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS, TYPE_COMMENT, is_sglang_schedule_batch_module
 from mwbmigrate.codemods.base import MigrationCodemod
@@ -139,7 +140,7 @@ class MigrateImports(MigrationCodemod):
     REVIEW_CODES = ("MWB111", "MWB146")
     METADATA_DEPENDENCIES = (ScopeProvider,)
 
-    def __init__(self, context) -> None:
+    def __init__(self, context: CodemodContext) -> None:
         super().__init__(context)
         self._new_class_needed = False
         self._new_class_imported = False
@@ -155,6 +156,8 @@ class MigrateImports(MigrationCodemod):
         if scope is None:
             return
         for assignment in scope.assignments:
+            if not isinstance(assignment, Assignment):
+                continue  # a builtin: no import
             node_ = assignment.node
             if isinstance(node_, cst.ImportFrom) and is_sglang_schedule_batch_module(_module_name(node_), self.state.location):
                 if assignment.name == NEW_CLASS:
@@ -163,7 +166,9 @@ class MigrateImports(MigrationCodemod):
                     if _alias_name(alias) == OLD_CLASS and _local_name(alias) == assignment.name and assignment.references:
                         self._old_names_in_use.add(assignment.name)
 
-    def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom):
+    def leave_ImportFrom(
+        self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
+    ) -> cst.BaseSmallStatement | cst.FlattenSentinel[cst.BaseSmallStatement] | cst.RemovalSentinel:
         if isinstance(updated_node.names, cst.ImportStar):
             return updated_node
         if not is_sglang_schedule_batch_module(_module_name(updated_node), self.state.location):
@@ -174,10 +179,10 @@ class MigrateImports(MigrationCodemod):
             self.review(original_node, "MWB146", self._reexport_reason(alias))
         old = [a for a in aliases if _alias_name(a) == OLD_CLASS and _local_name(a) not in self._old_names_in_use and a not in exported]
         if not old:
-            kept = any(_alias_name(a) == OLD_CLASS for a in aliases)
+            keeps_old = any(_alias_name(a) == OLD_CLASS for a in aliases)
             if any(_alias_name(a) == OLD_CLASS and _local_name(a) in self._old_names_in_use for a in aliases):
                 self.review(original_node, "MWB111", f"`{OLD_CLASS}` import kept: the module still uses the class (see its other markers)")
-            if kept and self._new_class_needed and not self._new_class_imported:
+            if keeps_old and self._new_class_needed and not self._new_class_imported:
                 # The old name stays for a refused site; the new one is needed beside it.
                 self._new_class_imported = True
                 last = aliases[-1]

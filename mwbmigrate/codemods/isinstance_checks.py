@@ -31,15 +31,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Sequence, TypeVar, cast
 
 import libcst as cst
 import libcst.matchers as m
+from libcst.codemod import CodemodContext
 from libcst.metadata import QualifiedNameSource, ScopeProvider
 
 from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS, OLD_METHOD, is_sglang_schedule_batch_module
 from mwbmigrate.analysis.receivers import all_params
-from mwbmigrate.codemods._shared import PASS_LINE, function_facts
-from mwbmigrate.codemods.base import REPORTS, MigrationCodemod
+from mwbmigrate.codemods._shared import PASS_LINE, function_facts, leading_lines
+from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, MigrationState
+
+_Node = TypeVar("_Node", bound=cst.CSTNode)
 
 
 class Reach(Enum):
@@ -67,7 +71,7 @@ def _code(node: cst.CSTNode) -> str:
 
 
 def _isinstance_args(node: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
-    if m.matches(node, m.Call(func=m.Name("isinstance"), args=[m.Arg(keyword=None, star=""), m.Arg(keyword=None, star="")])):
+    if isinstance(node, cst.Call) and m.matches(node, m.Call(func=m.Name("isinstance"), args=[m.Arg(keyword=None, star=""), m.Arg(keyword=None, star="")])):
         return node.args[0].value, node.args[1].value
     return None
 
@@ -82,10 +86,10 @@ class DropOldClassInstanceChecks(MigrationCodemod):
     METADATA_DEPENDENCIES = (ScopeProvider,)
 
     @classmethod
-    def applies_to(cls, text, state):
+    def applies_to(cls, text: str, state: MigrationState) -> bool:
         return "isinstance" in text and OLD_CLASS in text
 
-    def __init__(self, context) -> None:
+    def __init__(self, context: CodemodContext) -> None:
         super().__init__(context)
         self._subjects: list[_Subjects] = []
 
@@ -183,10 +187,11 @@ class DropOldClassInstanceChecks(MigrationCodemod):
 
     def _plain_if_test(self, call: cst.Call) -> bool:
         """`if isinstance(...)` or `if not isinstance(...)`, `elif` included."""
+        test: cst.BaseExpression = call
         parent = self.parent(call)
         if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
-            call, parent = parent, self.parent(parent)
-        return isinstance(parent, cst.If) and parent.test is call
+            test, parent = parent, self.parent(parent)
+        return isinstance(parent, cst.If) and parent.test is test
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         args = _isinstance_args(original_node)
@@ -199,7 +204,7 @@ class DropOldClassInstanceChecks(MigrationCodemod):
         elements = checked.elements if isinstance(checked, cst.Tuple) else None
         single = self._single_old_test(original_node) is not None
         plain = single or (elements is not None and any(self.names_old_class(e.value) for e in elements))
-        if plain and not single and names_new:
+        if plain and not single and names_new and elements is not None:  # (not single: a tuple)
             return self._without_old_class(updated_node, elements)  # matched both before, matches the one left
         reach = self._reach(subject)
         if not plain:
@@ -213,7 +218,7 @@ class DropOldClassInstanceChecks(MigrationCodemod):
         if reach is Reach.OLD:
             return self._old_class_renamed(original_node, updated_node)  # still true for the object, now a ScheduleBatch
         if reach is Reach.NEW:
-            if not single:
+            if not single and elements is not None:  # (not single: a tuple)
                 return self._without_old_class(updated_node, elements)
             if self._plain_if_test(original_node):
                 return updated_node  # leave_If drops the branch
@@ -251,7 +256,7 @@ class DropOldClassInstanceChecks(MigrationCodemod):
         args[1] = args[1].with_changes(value=original.args[1].value.visit(_Rename()))
         return call.with_changes(args=args)
 
-    def _without_old_class(self, call: cst.Call, elements) -> cst.Call:
+    def _without_old_class(self, call: cst.Call, elements: Sequence[cst.BaseElement]) -> cst.Call:
         kept = [element for element in elements if not self.names_old_class(element.value)]
         if len(kept) == 1:
             new_class: cst.BaseExpression = kept[0].value
@@ -262,16 +267,20 @@ class DropOldClassInstanceChecks(MigrationCodemod):
         args[1] = args[1].with_changes(value=new_class)
         return call.with_changes(args=args)
 
-    def leave_If(self, original_node: cst.If, updated_node: cst.If):
+    # An `elif` may become its parent's `else`, which LibCST accepts in that position but its
+    # declared return type for leave_If does not include.
+    def leave_If(  # type: ignore[override]
+        self, original_node: cst.If, updated_node: cst.If
+    ) -> cst.BaseStatement | cst.Else | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         test = original_node.test
         negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
-        subject = self._single_old_test(test.expression if negated else test)
+        subject = self._single_old_test(test.expression if isinstance(test, cst.UnaryOperation) and negated else test)
         if subject is None:
             return updated_node
         reach = self._reach(subject)
         if reach not in (Reach.NEW, Reach.BOTH):
             return updated_node
-        reason = None
+        reason: str | None = None
         if reach is Reach.BOTH:
             reason = (
                 f"`isinstance({_code(subject)}, {OLD_CLASS})` branch deleted as upstream did: `{_code(subject)}` also "
@@ -282,12 +291,14 @@ class DropOldClassInstanceChecks(MigrationCodemod):
             return self._without_elif(parent, updated_node, negated, reason)
         return self._without_if(original_node, parent, updated_node, negated, reason)
 
-    def _marked(self, node: cst.CSTNode, reason: str | None) -> cst.CSTNode:
+    def _marked(self, node: _Node, reason: str | None) -> _Node:
         if reason is None:
             return node
-        return self.review_returned(node, "MWB150", reason)
+        return cast(_Node, self.review_returned(node, "MWB150", reason))  # which returns `node` itself
 
-    def _without_elif(self, parent: cst.If, updated: cst.If, negated: bool, reason: str | None):
+    def _without_elif(
+        self, parent: cst.If, updated: cst.If, negated: bool, reason: str | None
+    ) -> cst.If | cst.Else | cst.RemovalSentinel:
         """`elif isinstance(x, ModelWorkerBatch)` whose test is false now (true when negated)."""
         if negated:
             return self._marked(cst.Else(body=updated.body, leading_lines=updated.leading_lines), reason)
@@ -297,7 +308,9 @@ class DropOldClassInstanceChecks(MigrationCodemod):
             self.review(parent, "MWB150", reason)
         return cst.RemoveFromParent()
 
-    def _without_if(self, original: cst.If, parent, updated: cst.If, negated: bool, reason: str | None):
+    def _without_if(
+        self, original: cst.If, parent: cst.CSTNode | None, updated: cst.If, negated: bool, reason: str | None
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         if negated:
             kept: cst.BaseSuite | None = updated.body
         elif isinstance(updated.orelse, cst.Else):
@@ -310,7 +323,9 @@ class DropOldClassInstanceChecks(MigrationCodemod):
             # On the statement that owns the block (a `def`, say): the statements kept or following
             # may still be deleted by a later codemod (a `get_model_worker_batch()` line), with
             # their comments.
-            self.review(self.parent(parent), "MWB150", reason)
+            owner = self.parent(parent)
+            assert owner is not None  # a block is never the module itself
+            self.review(owner, "MWB150", reason)
             reason = None
         if kept is None:
             return self._removed(original, parent, reason)
@@ -319,13 +334,15 @@ class DropOldClassInstanceChecks(MigrationCodemod):
                 cst.SimpleStatementLine(body=kept.body, trailing_whitespace=kept.trailing_whitespace)
             ]
         else:
-            statements = list(kept.body)
+            statements = list(cst.ensure_type(kept, cst.IndentedBlock).body)
         statements[0] = self._marked(statements[0].with_changes(
-            leading_lines=[*updated.leading_lines, *statements[0].leading_lines]
+            leading_lines=[*updated.leading_lines, *leading_lines(statements[0])]
         ), reason)
         return cst.FlattenSentinel(statements)
 
-    def _removed(self, original: cst.If, parent, reason: str | None):
+    def _removed(
+        self, original: cst.If, parent: cst.CSTNode | None, reason: str | None
+    ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
         """No branch is left. A block keeps a `pass`; at module level that `pass` carries the report."""
         if len(getattr(parent, "body", ())) > 1 and reason is None:
             return cst.RemoveFromParent()

@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from typing import Iterable, Union
 
 import libcst as cst
-from libcst.metadata import Assignment, QualifiedNameSource, ScopeProvider
+from libcst.metadata import Assignment, BaseAssignment, QualifiedNameSource, ScopeProvider
 
 from mwbmigrate.analysis.old_api import OLD_PARAMETER
 from mwbmigrate.analysis.signatures import RenamedSignature, module_parts, renames_of
-from mwbmigrate.codemods.base import MARKER_PREFIX, REPORTS, MigrationCodemod, statement_markers
+from mwbmigrate.codemods.base import MARKER_PREFIX, REPORTS, MigrationCodemod, MigrationState, statement_markers
 
 
 @dataclass(frozen=True)
@@ -168,7 +168,7 @@ class RenameKeywordArguments(MigrationCodemod):
     METADATA_DEPENDENCIES = (ScopeProvider,)
 
     @classmethod
-    def applies_to(cls, text, state):
+    def applies_to(cls, text: str, state: MigrationState) -> bool:
         return any(old in text for old in state.project_signatures.old_names())
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -176,10 +176,10 @@ class RenameKeywordArguments(MigrationCodemod):
         node.visit(self._index)
         self._module = module_parts(self.state.location.path)
         self._olds = self.state.project_signatures.old_names()
-        self._bases: dict[str, list] = {}  # class path -> what each of its bases names (_class_ref)
+        self._bases: dict[str, list[_ClassRef | object | None]] = {}  # class path -> what each of its bases names (_class_ref)
 
     # -- what a name or expression is bound to -------------------------------------------------
-    def _referents(self, name: cst.Name) -> list:
+    def _referents(self, name: cst.Name) -> list[BaseAssignment]:
         scope = self.get_metadata(ScopeProvider, name, None)
         if scope is None:
             return []
@@ -267,7 +267,7 @@ class RenameKeywordArguments(MigrationCodemod):
             return False  # bound some other way: `run = staticmethod(_impl)`
         return self._lookup_bases(class_def, name, dispatch, seen)
 
-    def _bases_of(self, path: str) -> list:
+    def _bases_of(self, path: str) -> list[_ClassRef | object | None]:
         if path not in self._bases:
             bases = self._index.classes[path].bases
             self._bases[path] = [self._class_ref(b.value) for b in bases if b.keyword is None and not b.star]

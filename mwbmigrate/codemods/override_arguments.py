@@ -32,6 +32,7 @@ from typing import Sequence
 
 import libcst as cst
 import libcst.matchers as m
+from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
 from mwbmigrate.analysis.old_api import ONE_SHOT_OVERRIDES, OVERRIDE_ARGUMENT
@@ -64,7 +65,7 @@ from mwbmigrate.codemods._call_layout import (
     with_keyword,
     with_keyword_only_parameter,
 )
-from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod, NodeSet, add_marker
+from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod, MigrationState, NodeSet, add_marker
 
 
 @dataclass
@@ -97,23 +98,31 @@ class _CallsIn(cst.CSTVisitor):
             self.forward_batches.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
 
 
+def _known_write(statement: cst.CSTNode) -> OverrideWrite:
+    """The override write of a statement already found to be one."""
+    write = override_write(statement)
+    assert write is not None, "not an override write"
+    return write
+
+
 class PassOverridesAsArguments(MigrationCodemod):
     CODE = "MWB015"
     NAME = "override-arguments"
     SUMMARY = "With --target-version 0.5.16: an override write right before `ForwardBatch.init_new` / `forward_batch_generation` becomes its keyword argument."
     TRIGGERS = OLD_API
+    BODY_WORDS = ("init_new", PASS_THROUGH_FUNCTION, *ONE_SHOT_OVERRIDES)  # applies_to's words
     REVIEW_CODES = ("MWB138", "MWB139", "MWB140")
     REQUIRES = REPORTS
     TARGET_VERSIONS = tuple(v for v in TARGET_VERSIONS if overrides_are_arguments(v))
     METADATA_DEPENDENCIES = ()
 
     @classmethod
-    def applies_to(cls, text, state):
+    def applies_to(cls, text: str, state: MigrationState) -> bool:
         return overrides_are_arguments(state.target_version) and (
             "init_new" in text or PASS_THROUGH_FUNCTION in text or any(name in text for name in ONE_SHOT_OVERRIDES)
         )
 
-    def __init__(self, context) -> None:
+    def __init__(self, context: CodemodContext) -> None:
         super().__init__(context)
         self._frames: list[FunctionFrame] = []
         self._indents: list[str] = []
@@ -131,7 +140,10 @@ class PassOverridesAsArguments(MigrationCodemod):
                 self._module_names.add(statement.name.value)
             for small in getattr(statement, "body", ()) if isinstance(statement, cst.SimpleStatementLine) else ():
                 if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
-                    names = {(a.asname.name.value if a.asname else a.name.value) for a in small.names if isinstance(a.name, cst.Name)}
+                    names = {
+                        (cst.ensure_type(a.asname.name, cst.Name).value if a.asname else a.name.value)
+                        for a in small.names if isinstance(a.name, cst.Name)
+                    }
                     self._module_names |= names
                     if "ForwardBatch" in names and small.module is not None and not small.relative:
                         self._forward_batch_module = _code(small.module)
@@ -149,7 +161,7 @@ class PassOverridesAsArguments(MigrationCodemod):
                 annotated.add(param.name.value)
             elif _FORWARD_BATCH.search(annotation):
                 forward_batches.add(param.name.value)
-        passed = {batch_argument(call) for call in scan.calls if consuming_call(call)} - {None}
+        passed = {batch for batch in (batch_argument(call) for call in scan.calls if consuming_call(call)) if batch is not None}
         frame = FunctionFrame(batch_names=(renamed | annotated | passed) - forward_batches)
         frame.pass_through = self._pass_through_parameter(node, scan.calls)
         self._frames.append(frame)
@@ -218,7 +230,9 @@ class PassOverridesAsArguments(MigrationCodemod):
         for index, statement in enumerate(body):
             call = _statement_call(statement)
             callee = consuming_call(call) if call is not None else None
-            batch = batch_argument(call) if callee else None
+            if call is None or not callee:
+                continue
+            batch = batch_argument(call)
             if batch is None or batch not in frame.batch_names or not _free_of_effects(call):
                 continue
             accepted, taken = OVERRIDE_KEYWORDS[callee], _keywords(call)
@@ -230,7 +244,7 @@ class PassOverridesAsArguments(MigrationCodemod):
                 if write.field not in accepted:
                     not_taken[id(body[before])] = callee
                     break
-                if write.field in taken or any(override_write(body[w]).field == write.field for w in writes):
+                if write.field in taken or any(_known_write(body[w]).field == write.field for w in writes):
                     break
                 writes.append(before)
             if writes:
@@ -261,16 +275,23 @@ class PassOverridesAsArguments(MigrationCodemod):
         for index, statement in enumerate(original_node.body):
             writes = frame.folded.pop(id(statement), None)
             if writes:
-                body[index] = self._fold(body[index], [body[w] for w in writes], indent)
+                # The consuming call's statement and the writes before it: simple statement lines.
+                body[index] = self._fold(
+                    cst.ensure_type(body[index], cst.SimpleStatementLine),
+                    [cst.ensure_type(body[w], cst.SimpleStatementLine) for w in writes],
+                    indent,
+                )
                 removed.update(writes)
         return updated_node.with_changes(body=[s for i, s in enumerate(body) if i not in removed])
 
     def _fold(self, statement: cst.SimpleStatementLine, writes: list[cst.SimpleStatementLine], indent: str) -> cst.SimpleStatementLine:
-        call = _statement_call(statement)
+        call = cst.ensure_type(_statement_call(statement), cst.Call)  # the consuming call
         if call in self._laid_out:  # laid out for its first new keyword: again for all of them
             call = one_line(call)
-        values = {override_write(w).field: override_write(w).value for w in writes}
-        for name in OVERRIDE_KEYWORDS[consuming_call(call)]:
+        values = {_known_write(w).field: _known_write(w).value for w in writes}
+        callee = consuming_call(call)
+        assert callee is not None, "folded into a consuming call"
+        for name in OVERRIDE_KEYWORDS[callee]:
             if name in values:
                 call = with_keyword(call, name, values[name])
         self._grown.add(call)
@@ -283,13 +304,15 @@ class PassOverridesAsArguments(MigrationCodemod):
         for write in writes:
             comment = write.trailing_whitespace.comment
             if comment is not None:
-                folded = add_marker(folded, comment.value)
+                folded = cst.ensure_type(add_marker(folded, comment.value), cst.SimpleStatementLine)
         # The folded line keeps the call's findings, then the writes' (as their comments were).
         for source in (statement, *writes):
             self.carry_findings(source, folded)
         return self._fitted(folded, indent)
 
-    def leave_SimpleStatementLine(self, original_node, updated_node):
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         return self._fitted(updated_node, "".join(self._indents))
 
     def _fitted(self, statement: cst.SimpleStatementLine, indent: str) -> cst.SimpleStatementLine:

@@ -27,12 +27,15 @@ carries its marker (MWB103, MWB104, MWB116) and a moved one carries none.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import libcst as cst
 import libcst.matchers as m
+from libcst.codemod import CodemodContext
 
 from mwbmigrate.analysis.old_api import ONE_SHOT_OVERRIDES
 from mwbmigrate.analysis.override_sites import (
+    CONSUMING_CALLS,
     DERIVED_MODE,
     OVERRIDE_MOVES,
     UNMOVABLE_CODES,
@@ -43,24 +46,25 @@ from mwbmigrate.analysis.override_sites import (
     override_write,
     plan_block,
 )
-from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod
+from mwbmigrate.codemods._shared import leading_lines
+from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod, MigrationState
 
 
-def _split_leading(lines) -> tuple[list[cst.EmptyLine], list[cst.EmptyLine]]:
+def _split_leading(lines: Sequence[cst.EmptyLine]) -> tuple[list[cst.EmptyLine], list[cst.EmptyLine]]:
     """(the blank lines that open a statement's leading lines, the comment block after them)."""
     lines = list(lines)
     first_comment = next((i for i, line in enumerate(lines) if line.comment is not None), len(lines))
     return lines[:first_comment], lines[first_comment:]
 
 
-def _own_comments(statement: cst.CSTNode) -> list[cst.EmptyLine]:
-    return _split_leading(statement.leading_lines)[1]
+def _own_comments(statement: cst.BaseStatement) -> list[cst.EmptyLine]:
+    return _split_leading(leading_lines(statement))[1]
 
 
 def _assert_on(statement: cst.SimpleStatementLine, forward_batch: str) -> cst.SimpleStatementLine:
     """`assert batch.capture_hidden_mode == M` -> `assert forward_batch.capture_hidden_mode == M`."""
-    assertion = statement.body[0]
-    comparison = assertion.test
+    assertion = cst.ensure_type(statement.body[0], cst.Assert)
+    comparison = cst.ensure_type(assertion.test, cst.Comparison)
     mode = m.Attribute(value=m.Name(), attr=m.Name(DERIVED_MODE))
 
     def on_forward_batch(side: cst.BaseExpression) -> cst.BaseExpression:
@@ -76,7 +80,7 @@ def _assert_on(statement: cst.SimpleStatementLine, forward_batch: str) -> cst.Si
 
 def _onto_batch(statement: cst.SimpleStatementLine, batch: str) -> cst.SimpleStatementLine:
     """`forward_batch.F = V` -> `batch.F = V`."""
-    assign = statement.body[0]
+    assign = cst.ensure_type(statement.body[0], cst.Assign)
     target = assign.targets[0].target.with_changes(value=cst.Name(batch))
     return statement.with_changes(body=[assign.with_changes(targets=[assign.targets[0].with_changes(target=target)])])
 
@@ -114,15 +118,15 @@ class _Rewrite:
             i for members in self.after.values() for i, _ in members
         }
 
-    def apply(self, body: list[cst.CSTNode]) -> list[cst.CSTNode]:
+    def apply(self, body: Sequence[cst.BaseStatement]) -> list[cst.BaseStatement]:
         moved = self.moved()
-        result: list[cst.CSTNode] = []
+        result: list[cst.BaseStatement] = []
         freed_blank_lines: list[cst.EmptyLine] = []  # blank lines above a statement that moved away
         for index, statement in enumerate(body):
             if index in moved:
-                freed_blank_lines.extend(_split_leading(statement.leading_lines)[0])
+                freed_blank_lines.extend(_split_leading(leading_lines(statement))[0])
                 continue
-            leading = list(statement.leading_lines) or freed_blank_lines
+            leading = list(leading_lines(statement)) or freed_blank_lines
             freed_blank_lines = []
             group = [self._moved_statement(body, i) for i, _ in self.before.get(index, [])]
             if group:
@@ -133,11 +137,13 @@ class _Rewrite:
             else:
                 result.append(statement.with_changes(leading_lines=leading))
             for i, move in self.after.get(index, []):
-                result.append(_assert_on(body[i], move.forward_batch).with_changes(leading_lines=_own_comments(body[i])))
+                assertion = cst.ensure_type(body[i], cst.SimpleStatementLine)  # a derived-mode assert
+                result.append(_assert_on(assertion, move.forward_batch).with_changes(leading_lines=_own_comments(body[i])))
         return result
 
-    def _moved_statement(self, body: list[cst.CSTNode], index: int) -> cst.SimpleStatementLine:
-        statement = body[index].with_changes(leading_lines=_own_comments(body[index]))
+    def _moved_statement(self, body: Sequence[cst.BaseStatement], index: int) -> cst.SimpleStatementLine:
+        # An override write or a forward-batch write: a simple statement line.
+        statement = cst.ensure_type(body[index], cst.SimpleStatementLine).with_changes(leading_lines=_own_comments(body[index]))
         batch = self.onto_batch.get(index)
         return _onto_batch(statement, batch) if batch is not None else statement
 
@@ -146,14 +152,15 @@ class MoveOverridesToTheirForward(MigrationCodemod):
     CODE, NAME = OVERRIDE_MOVES
     SUMMARY = "Move one-shot override writes to the line before their consuming call, and derived-mode asserts onto the forward batch after init_new."
     TRIGGERS = OLD_API
+    BODY_WORDS = (*ONE_SHOT_OVERRIDES, *sorted(CONSUMING_CALLS))  # the writes it moves, and what consumes them
     REQUIRES = REPORTS
     METADATA_DEPENDENCIES = ()  # reads no scopes: its plans are syntactic (analysis.override_sites)
 
     @classmethod
-    def applies_to(cls, text, state):
+    def applies_to(cls, text: str, state: MigrationState) -> bool:
         return any(name in text for name in ONE_SHOT_OVERRIDES)
 
-    def __init__(self, context) -> None:
+    def __init__(self, context: CodemodContext) -> None:
         super().__init__(context)
         self._rewrites: dict[int, _Rewrite] = {}  # id(original block) -> its new order
 
@@ -165,11 +172,11 @@ class MoveOverridesToTheirForward(MigrationCodemod):
             line = self.line_of(statement)
             return sum(1 for c in consuming_lines if c >= line) == 1
 
-        def write_site(statement: cst.CSTNode):
+        def write_site(statement: cst.CSTNode) -> tuple[str, cst.BaseExpression, set[str]] | None:
             write = override_write(statement) if not self._judged_unmovable(statement) else None
             return (write.field, write.value, {write.receiver}) if write is not None else None
 
-        def assert_names(statement: cst.CSTNode):
+        def assert_names(statement: cst.CSTNode) -> set[str] | None:
             receiver = derived_mode_assert(statement) if not self._judged_unmovable(statement) else None
             return {receiver.value} if receiver is not None else None
 

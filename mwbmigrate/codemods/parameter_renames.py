@@ -21,7 +21,8 @@ keyword callers can follow across files (see keyword-callers).
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import Scope, ScopeProvider
+from libcst.codemod import CodemodContext
+from libcst.metadata import Assignment, Scope, ScopeProvider
 
 from mwbmigrate.analysis.capture import NestedScopes, dynamic_read_names
 from mwbmigrate.analysis.old_api import FALLBACK_PARAMETER, NEW_PARAMETER, OLD_CLASS, OLD_PARAMETER
@@ -35,7 +36,7 @@ def _variable_names(scope: Scope, name: str) -> list[cst.CSTNode]:
     `for`, `with ... as` (a `nonlocal` write in a nested function included)."""
     nodes: list[cst.CSTNode] = []
     for assignment in scope.assignments[name]:
-        if isinstance(assignment.node, cst.Name):
+        if isinstance(assignment, Assignment) and isinstance(assignment.node, cst.Name):
             nodes.append(assignment.node)
         nodes.extend(reference.node for reference in assignment.references)
     return nodes
@@ -50,7 +51,7 @@ class RenameOldObjectParameters(MigrationCodemod):
     REQUIRES = ("MWB007", *REPORTS)
     METADATA_DEPENDENCIES = (ScopeProvider,)
 
-    def __init__(self, context) -> None:
+    def __init__(self, context: CodemodContext) -> None:
         super().__init__(context)
         self._renames: dict[cst.CSTNode, str] = {}
         self._unrenamed_uses: dict[cst.CSTNode, tuple[str, str]] = {}  # use -> (code, reason), parameter left unrenamed
@@ -77,7 +78,10 @@ class RenameOldObjectParameters(MigrationCodemod):
         new_name = self._choose_name(node, old_name, scopes, occurrences)
         if new_name is None:
             return
-        rebinding = [a.node for a in scope.assignments[old_name] if a.node is not param and not isinstance(a.node, cst.Name)]
+        rebinding = [
+            a.node for a in scope.assignments[old_name]
+            if isinstance(a, Assignment) and a.node is not param and not isinstance(a.node, cst.Name)
+        ]
         if rebinding:
             # `def`, `class` or `import` of the same name inside the function: renaming the
             # parameter alone would split one variable in two.

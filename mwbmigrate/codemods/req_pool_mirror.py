@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import libcst as cst
 import libcst.matchers as m
+from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
-from mwbmigrate.codemods.base import MigrationCodemod
+from mwbmigrate.codemods.base import MigrationCodemod, MigrationState
 
 ENSURE = "ensure_req_pool_indices_cpu"
 CLEAR = "clear_req_pool_metadata"
@@ -57,13 +58,14 @@ class RepairRequestPoolMirror(MigrationCodemod):
     NAME = "req-pool-mirror"
     SUMMARY = "Restore/clear/build the `req_pool_indices_cpu` mirror in prepare_for_decode, merge_batch, filter_batch and batch builders."
     TRIGGERS = ("class ScheduleBatch(", "class ScheduleBatch:", "req_pool_idx for ")
+    BODY_WORDS = ("req_pool_indices",)
     METADATA_DEPENDENCIES = ()
 
     @classmethod
-    def applies_to(cls, text, state):
+    def applies_to(cls, text: str, state: MigrationState) -> bool:
         return "req_pool_indices" in text and ("class ScheduleBatch" in text or "req_pool_idx for" in text)
 
-    def __init__(self, context) -> None:
+    def __init__(self, context: CodemodContext) -> None:
         super().__init__(context)
         self._functions: list[cst.FunctionDef] = []
         self._sets_mirror: dict[int, bool] = {}  # id(function) -> whether it mentions the mirror
@@ -91,7 +93,9 @@ class RepairRequestPoolMirror(MigrationCodemod):
             self._sets_mirror[id(function)] = MIRROR in cst.Module([function]).code
         return self._sets_mirror[id(function)]
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef):
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         self._functions.pop()
         if not self._in_schedule_batch() or not isinstance(updated_node.body, cst.IndentedBlock):
             return updated_node
@@ -115,7 +119,9 @@ class RepairRequestPoolMirror(MigrationCodemod):
         body[at:at] = [_call_statement(ENSURE, target) for target in missing]
         return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
 
-    def leave_If(self, original_node: cst.If, updated_node: cst.If):
+    def leave_If(
+        self, original_node: cst.If, updated_node: cst.If
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         # filter_batch's "Filter out all requests" branch: `self.reqs = []` then `return`.
         if not self._in_schedule_batch() or not isinstance(updated_node.body, cst.IndentedBlock):
             return updated_node
@@ -131,7 +137,9 @@ class RepairRequestPoolMirror(MigrationCodemod):
         body.insert(returns[-1], _call_statement(CLEAR, "self"))
         return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
 
-    def leave_SimpleStatementLine(self, original_node, updated_node):
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         if not self._functions or self._in_schedule_batch():
             return updated_node
         pattern = m.Assign(
@@ -140,17 +148,19 @@ class RepairRequestPoolMirror(MigrationCodemod):
         )
         if len(updated_node.body) != 1 or not m.matches(updated_node.body[0], pattern):
             return updated_node
-        assign = updated_node.body[0]
-        call = assign.value
+        # `<owner>.req_pool_indices = torch.tensor(...)`, as `pattern` matched
+        assign = cst.ensure_type(updated_node.body[0], cst.Assign)
+        call = cst.ensure_type(assign.value, cst.Call)
         source = call.args[0].value if call.args else None
-        if not (isinstance(source, cst.ListComp) and m.matches(source.elt, m.Attribute(attr=m.Name("req_pool_idx")))
+        if not (isinstance(source, cst.ListComp)
+                and isinstance(source.elt, cst.Attribute) and m.matches(source.elt, m.Attribute(attr=m.Name("req_pool_idx")))
                 and isinstance(source.for_in.target, cst.Name) and source.for_in.inner_for_in is None
                 and not source.for_in.ifs and source.elt.value.deep_equals(source.for_in.target)):
             return updated_node
         device = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
         if device is None or self._function_sets_mirror() or self.state.request_mirror is False:
             return updated_node
-        owner = assign.targets[0].target.value
+        owner = cst.ensure_type(assign.targets[0].target, cst.Attribute).value
         self._need(BUILD)
         targets = cst.Tuple(
             elements=[

@@ -24,7 +24,14 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ScopeProvider
 
-from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_METHOD, OLD_PARAMETER, ONE_SHOT_OVERRIDES, OVERRIDE_ARGUMENT
+from mwbmigrate.analysis.old_api import (
+    OLD_CLASS,
+    OLD_METHOD,
+    OLD_PARAMETER,
+    ONE_SHOT_OVERRIDES,
+    OVERRIDE_ARGUMENT,
+    union_members,
+)
 from mwbmigrate.analysis.override_sites import (
     CONSUMING_CALLS,
     CORE_RUNTIME,
@@ -40,7 +47,7 @@ from mwbmigrate.analysis.override_sites import (
     reads_through_view,
 )
 from mwbmigrate.analysis.receivers import FunctionFacts, all_params, old_method_call, override_argument
-from mwbmigrate.codemods._shared import function_facts, union_members
+from mwbmigrate.codemods._shared import function_facts
 from mwbmigrate.codemods.base import MigrationCodemod
 
 # Callees whose parameter is a ForwardBatch; the old object used to be passed there (category I).
@@ -118,6 +125,10 @@ class ReportSemanticRisks(MigrationCodemod):
     REVIEW_CODES = ("MWB103", "MWB104", "MWB105", "MWB106", "MWB107", "MWB112", "MWB114", "MWB116")
     METADATA_DEPENDENCIES = (ScopeProvider,)
 
+    # override-moves' plans for the function being visited, by id of the statement.
+    _write_plans: dict[int, int | Refused]
+    _assert_plans: dict[int, AssertMove | Refused]
+
     def _line(self, node: cst.CSTNode) -> int:
         return self.line_of(node)
 
@@ -147,17 +158,19 @@ class ReportSemanticRisks(MigrationCodemod):
                 else:
                     overriding[id(binding.statement)] = (name, value)
 
-        def write_site(statement: cst.CSTNode):
+        def write_site(statement: cst.CSTNode) -> tuple[str, cst.BaseExpression, set[str]] | None:
             write = override_write(statement)
             if write is not None:
-                on_old_object = statement.body[0].targets[0].target.value in accesses
+                # `name.F = E` alone on its line: is that `name` node an access to the old object?
+                assign = cst.ensure_type(cst.ensure_type(statement, cst.SimpleStatementLine).body[0], cst.Assign)
+                on_old_object = cst.ensure_type(assign.targets[0].target, cst.Attribute).value in accesses
                 return (write.field, write.value, names_of(write.receiver)) if on_old_object else None
             if id(statement) in overriding:
                 name, value = overriding[id(statement)]
                 return OVERRIDE_ARGUMENT, value, names_of(name)
             return None
 
-        def assert_names(statement: cst.CSTNode):
+        def assert_names(statement: cst.CSTNode) -> set[str] | None:
             receiver = derived_mode_assert(statement)
             return names_of(receiver.value) if receiver is not None and receiver in accesses else None
 
@@ -204,9 +217,10 @@ class ReportSemanticRisks(MigrationCodemod):
             elif field == OVERRIDE_ARGUMENT and facts.aliases:
                 self.review(statement, "MWB107", "`ScheduleBatch.seq_lens_cpu_cache` written as a persistent cache; in 0.5.13 it is a one-shot override")
         for attribute, statement in scan.reads:
+            receiver = cst.ensure_type(attribute.value, cst.Name)  # the scan keeps reads of a name's attribute only
             field = attribute.attr.value
-            if attribute.value.value in either and field in OLD_ONLY_FIELDS:
-                self.review(statement, "MWB114", f"`{field}` exists only on the old object, but `{attribute.value.value}` may be a ScheduleBatch (its field is `{OLD_ONLY_FIELDS[field]}`)")
+            if receiver.value in either and field in OLD_ONLY_FIELDS:
+                self.review(statement, "MWB114", f"`{field}` exists only on the old object, but `{receiver.value}` may be a ScheduleBatch (its field is `{OLD_ONLY_FIELDS[field]}`)")
                 continue
             if attribute.value not in accesses or self._read_through_view(node):
                 continue
@@ -215,7 +229,7 @@ class ReportSemanticRisks(MigrationCodemod):
                 if isinstance(self._assert_plans.get(id(statement)), AssertMove) and self._moves_run():
                     continue  # override-moves reads it on the forward batch, after init_new
                 self.review(statement, "MWB104", f"`{field}` was derived on the old object; on ScheduleBatch it is None unless just set: read forward_batch.{field} after init_new")
-            elif field == "seq_lens_cpu" and attribute.value.value in overridden:
+            elif field == "seq_lens_cpu" and receiver.value in overridden:
                 self.review(statement, "MWB104", "`seq_lens_cpu` reflected the override on the old object; read forward_batch.seq_lens_cpu after init_new")
             elif field in UNGATED_FIELDS:
                 self.review(statement, "MWB105", f"`{field}` was None in decode/idle on the old object; ScheduleBatch's field is not gated")

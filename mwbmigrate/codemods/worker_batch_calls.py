@@ -21,11 +21,12 @@ Also refused (MWB101) when the call takes arguments it never had.
 from __future__ import annotations
 
 import libcst as cst
+from libcst.codemod import CodemodContext
 from libcst.metadata import ScopeProvider
 
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
 from mwbmigrate.analysis.receivers import old_method_call, override_argument
-from mwbmigrate.codemods._shared import PASS_LINE, function_facts, receivers_with_own_method
+from mwbmigrate.codemods._shared import PASS_LINE, bound_name, function_facts, receivers_with_own_method
 from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, NodeSet, tidy_block_start
 
 
@@ -59,7 +60,7 @@ class DropWorkerBatchCalls(MigrationCodemod):
     REQUIRES = ("MWB006", *REPORTS)
     METADATA_DEPENDENCIES = (ScopeProvider,)
 
-    def __init__(self, context) -> None:
+    def __init__(self, context: CodemodContext) -> None:
         super().__init__(context)
         self._renames: dict[cst.Name, str] = {}
         self._bindings: dict[cst.SimpleStatementLine, str] = {}  # binding statement -> receiver
@@ -75,7 +76,7 @@ class DropWorkerBatchCalls(MigrationCodemod):
         facts = function_facts(self, node)
         for statement, reason in facts.refusals:
             self.review(statement, "MWB101", f"`{OLD_METHOD}()` kept: {reason}")
-            name = statement.body[0].targets[0].target.value
+            name = bound_name(statement)
             for assignment in facts.scope.assignments[name] if facts.scope else ():
                 for reference in assignment.references:
                     if isinstance(reference.node, cst.Name):
@@ -83,6 +84,8 @@ class DropWorkerBatchCalls(MigrationCodemod):
         # Rewritten sites where the batch may change before a use of the snapshot, or the snapshot escapes.
         for statement, code, reason in facts.reviews:
             self.review(statement, code, reason)
+        if facts.scope is None:
+            return  # no aliases are found without the function's scope
         for name, receiver in facts.aliases.items():
             for assignment in facts.scope.assignments[name]:
                 for reference in assignment.references:
@@ -91,7 +94,9 @@ class DropWorkerBatchCalls(MigrationCodemod):
             for binding in facts.bindings[name]:
                 self._bindings[binding.statement] = receiver
 
-    def leave_FunctionDef(self, original_node, updated_node):
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         self._function_depth -= 1
         self._own_method_receivers.pop()
         return updated_node
@@ -109,7 +114,7 @@ class DropWorkerBatchCalls(MigrationCodemod):
         call = old_method_call(updated_node)
         if call is None or self._function_depth == 0:
             return updated_node
-        receiver = call.func.value
+        receiver = cst.ensure_type(call.func, cst.Attribute).value  # old_method_call: `<receiver>.get_model_worker_batch(...)`
         if isinstance(receiver, cst.Name) and receiver.value in self._own_method_receivers[-1]:
             return updated_node
         parent = self.parent(original_node)
@@ -117,13 +122,15 @@ class DropWorkerBatchCalls(MigrationCodemod):
             if original_node.args and not isinstance(parent, cst.Assign):
                 self.review(original_node, "MWB101", f"inline `{OLD_METHOD}({OVERRIDE_ARGUMENT}=...)` kept: hoist the override by hand")
             return updated_node
-        return call.func.value
+        return receiver
 
-    def leave_SimpleStatementLine(self, original_node, updated_node):
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         receiver = self._bindings.get(original_node)
         if receiver is None:
             return updated_node
-        call = old_method_call(updated_node.body[0].value)
+        call = old_method_call(cst.ensure_type(updated_node.body[0], cst.Assign).value)  # a binding `name = ...`
         value = override_argument(call) if call is not None else None
         if value is None:
             return cst.RemoveFromParent()
@@ -131,7 +138,7 @@ class DropWorkerBatchCalls(MigrationCodemod):
         target = cst.Attribute(value=cst.Name(receiver), attr=cst.Name(OVERRIDE_ARGUMENT))
         return updated_node.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(target)], value=value)])
 
-    def leave_IndentedBlock(self, original_node, updated_node):
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.BaseSuite:
         if updated_node.body or not original_node.body:
             if len(updated_node.body) != len(original_node.body):
                 return updated_node.with_changes(body=tidy_block_start(original_node.body, updated_node.body))
@@ -140,7 +147,9 @@ class DropWorkerBatchCalls(MigrationCodemod):
         self._emptied.add(filled)
         return filled
 
-    def leave_If(self, original_node: cst.If, updated_node: cst.If):
+    def leave_If(
+        self, original_node: cst.If, updated_node: cst.If
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         body_emptied = updated_node.body in self._emptied
         orelse = updated_node.orelse
         if not body_emptied or not _accessor_only(updated_node.test):

@@ -9,6 +9,11 @@ reformatted, so a migration diff stays a migration diff.
 `.pre-commit-config.yaml` means black; `[tool.ruff.format]` or a `ruff-format` hook means ruff; none of
 them means no formatting. Both formatters are optional extras: a missing one is a `FormatterMissing`
 with a one-line message, raised once when the run starts.
+
+`format_result` applies a formatter to one changed `FileResult` (the runner calls it once per file,
+after both passes, so the diff, `--check`, in-place writes and stdin all see the same text): the
+formatted text is validated again, review items are moved to the lines their markers moved to, and
+a file the formatter fails on is reported as failed and left untouched.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import difflib
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +31,12 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
+
+import libcst as cst
+
+from mwbmigrate.analysis.positions import LocalPositions
+from mwbmigrate.codemods.findings import MARKER_PREFIX, marker_slot
+from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 
 if TYPE_CHECKING:  # black is an optional extra, imported when it formats
     from black.mode import Mode
@@ -53,16 +64,27 @@ class Formatter:
         ranges = changed_line_ranges(original, rewritten)
         if not ranges or rewritten == original:
             return rewritten
+        # The formatters see "\n" only (ruff would turn every CRLF of the file into LF, untouched lines
+        # included); the file's own newline goes back afterwards. A mix of both cannot be given back.
+        crlf = "\r\n" in rewritten
+        if crlf and rewritten.count("\n") != rewritten.count("\r\n"):
+            raise FormattingFailed("mixed line endings (CRLF and LF); not formatted")
+        text = rewritten.replace("\r\n", "\n") if crlf else rewritten
         if self.name == "black":
-            return _format_with_black(rewritten, ranges, dict(self.black_settings))
-        return _format_with_ruff(rewritten, ranges, path, self.ruff_config_dir)
+            formatted = _format_with_black(text, ranges, dict(self.black_settings))
+        else:
+            formatted = _format_with_ruff(text, ranges, path, self.ruff_config_dir)
+        if not text.endswith("\n") and formatted.endswith("\n") and ranges[-1][1] < len(text.splitlines()):
+            formatted = formatted[:-1]  # black ends the file with a newline even when its last line is untouched
+        return formatted.replace("\n", "\r\n") if crlf else formatted
 
 
 def changed_line_ranges(original: str, rewritten: str) -> list[tuple[int, int]]:
     """1-based inclusive line ranges of `rewritten` that the rewrite added or replaced, each widened
-    to the simple statements it touches (ruff formats only whole nodes inside a range)."""
+    to the simple statements and compound-statement headers it touches (ruff formats only whole nodes
+    inside a range; black formats the whole logical line of a header one of whose lines is in one)."""
     matcher = difflib.SequenceMatcher(a=original.splitlines(), b=rewritten.splitlines(), autojunk=False)
-    spans = _simple_statement_spans(rewritten)
+    spans = _statement_spans(rewritten)
     ranges = []
     for tag, _, _, start, end in matcher.get_opcodes():
         if tag in ("replace", "insert") and end > start:
@@ -74,16 +96,28 @@ def changed_line_ranges(original: str, rewritten: str) -> list[tuple[int, int]]:
     return _merged(ranges)
 
 
-def _simple_statement_spans(text: str) -> list[tuple[int, int]]:
+def _statement_spans(text: str) -> list[tuple[int, int]]:
+    """The lines of each simple statement, and of each compound statement's (first) header."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return []
-    return [
-        (node.lineno, node.end_lineno or node.lineno)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.stmt) and not hasattr(node, "body")
-    ]
+    lines = text.splitlines()
+    spans = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.stmt, ast.excepthandler)):
+            continue
+        inner = getattr(node, "body", None) or getattr(node, "cases", None)  # `match` has cases, no body
+        if not isinstance(inner, list):
+            spans.append((node.lineno, node.end_lineno or node.lineno))
+            continue
+        # The header ends on the last code line before its body (or first case).
+        first = inner[0].pattern if isinstance(inner[0], ast.match_case) else inner[0]
+        last = max(first.lineno, node.lineno + 1) - 1
+        while last > node.lineno and (not lines[last - 1].strip() or lines[last - 1].lstrip().startswith("#")):
+            last -= 1
+        spans.append((node.lineno, last))
+    return spans
 
 
 def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -128,7 +162,7 @@ def _format_with_ruff(text: str, ranges: list[tuple[int, int]], path: str, confi
     for start, end in reversed(ranges):
         completed = subprocess.run(
             [ruff, "format", f"--range={start}-{end}", "--stdin-filename", path, "-"],
-            input=text, capture_output=True, text=True, cwd=config_dir,
+            input=text, capture_output=True, text=True, encoding="utf-8", cwd=config_dir,
         )
         if completed.returncode != 0:
             reason = (completed.stderr.strip().splitlines() or ["no reason given"])[-1]
@@ -191,3 +225,156 @@ def resolve_formatter(choice: str, root: Path) -> Formatter | None:
 
 def _hashable(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
+
+
+# -- applying a formatter to a run's result ---------------------------------------------------
+
+
+def format_result(result: FileResult, formatter: Formatter) -> FileResult:
+    """`result` with its rewritten text formatted: validated again, its review items on their
+    markers' new lines; FAILED, with a one-line reason and no text to write, when that cannot be
+    done. Anything but a changed file is returned as it is. Never raises."""
+    if result.status is not FileStatus.CHANGED or result.original is None or result.rewritten is None:
+        return result
+    try:
+        formatted = formatter.format(result.original, result.rewritten, result.path)
+    except Exception as error:  # FormattingFailed, or a surprise: never lose a file to the formatter
+        return _refused(result, str(error) if isinstance(error, FormattingFailed) else f"{formatter.name} failed ({error})")
+    if formatted == result.rewritten:
+        return result
+    reason = _outside_changes(formatter.name, result.original, result.rewritten, formatted) or _invalid(formatted, result)
+    if reason is not None:
+        return _refused(result, reason)
+    items = _relocated(formatter.name, result.review_items, result.rewritten, formatted)
+    if isinstance(items, str):
+        return _refused(result, items)
+    if formatted == result.original:  # the formatter took the rewrite back: nothing left to write
+        return replace(result, status=FileStatus.UNCHANGED, original=None, rewritten=None, review_items=items)
+    return replace(result, rewritten=formatted, review_items=items)
+
+
+def _refused(result: FileResult, reason: str) -> FileResult:
+    """The file as a failure: no text to write or diff, no review items on lines never written."""
+    one_line = " ".join(reason.split())
+    return replace(
+        result, status=FileStatus.FAILED, original=None, rewritten=None, review_items=(),
+        error=f"--format-changed: {one_line}; file left untouched",
+    )
+
+
+def _outside_changes(name: str, original: str, rewritten: str, formatted: str) -> str | None:
+    """A reason when the formatter changed a line the rewrite did not change (blank lines excepted:
+    black adjusts the empty lines around a statement it formats)."""
+    ranges = changed_line_ranges(original, rewritten)
+    before, after = rewritten.splitlines(), formatted.splitlines()
+    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
+    for tag, start, end, new_start, new_end in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        for number in range(start + 1, end + 1):  # rewritten lines replaced or deleted
+            if before[number - 1].strip() and not any(first <= number <= last for first, last in ranges):
+                return f"{name} changed line {number}, which the rewrite did not change"
+        if tag == "insert" and any(line.strip() for line in after[new_start:new_end]):
+            # Added text lands between two rewritten lines: one of them must have been rewritten.
+            if not any(first <= number <= last for first, last in ranges for number in (start, start + 1)):
+                return f"{name} added code after line {start}, which the rewrite did not change"
+    return None
+
+
+def _invalid(formatted: str, result: FileResult) -> str | None:
+    """A reason when the formatted text may not be written: as the transform checks rewritten text."""
+    try:
+        compile(formatted, result.path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as error:
+        try:
+            compile(result.rewritten or "", result.path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            # This Python does not compile the rewrite either (another Python's syntax): LibCST's
+            # parse is the check left, as for the rewrite itself (engine/transform.py).
+            try:
+                cst.parse_module(formatted)
+            except cst.ParserSyntaxError as parse_error:
+                return f"formatted text does not parse ({parse_error.message.splitlines()[0]})"
+        else:
+            return f"formatted text did not compile ({error})"
+    try:
+        formatted.encode(result.encoding)
+    except UnicodeEncodeError:
+        return f"formatted text cannot be encoded as {result.encoding}"
+    return None
+
+
+def _relocated(
+    name: str, items: tuple[ReviewItem, ...], rewritten: str, formatted: str
+) -> tuple[ReviewItem, ...] | str:
+    """The review items on their lines of the formatted text, or the reason why one cannot be placed.
+
+    An item's line is the line of its statement's marker slot (codemods/findings.py `marker_slot`:
+    the end of a simple statement's line, or of a compound statement's header), where the marker
+    `# mwbmigrate: CODE reason` is, or would be with --no-markers. In that order:
+    - a formatter keeps comments, their text and their order, so the k-th line carrying an item's
+      marker in the rewritten text is the k-th line carrying it in the formatted text;
+    - without a marker, a line the formatter left as it was is followed through the diff of the two;
+    - else, a formatter keeps statements and their order too: the k-th marker slot of the rewritten
+      module is the k-th of the formatted one (both parsed, the engine's positions); a formatter that
+      changed the statements (split `a; b`) leaves no reliable position, and the file is refused
+      rather than reported at a wrong line.
+    """
+    if not items:
+        return items
+    before, after = rewritten.splitlines(), formatted.splitlines()
+    moved: dict[int, int] = {}  # rewritten line -> formatted line, for the lines the formatter kept
+    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
+    for start, new_start, size in matcher.get_matching_blocks():
+        moved.update((start + offset + 1, new_start + offset + 1) for offset in range(size))
+    slots: tuple[list[int], list[int]] | None = None  # marker slot lines of both texts, parsed once when needed
+    relocated = []
+    for item in items:
+        marker = f"{MARKER_PREFIX}{item.code} {item.message}"
+        old_lines = [number for number, line in enumerate(before, 1) if marker in line]
+        if item.line in old_lines:
+            new_lines = [number for number, line in enumerate(after, 1) if marker in line]
+            if len(new_lines) != len(old_lines):
+                return f"{name} moved or changed the {item.code} marker of line {item.line}"
+            line = new_lines[old_lines.index(item.line)]
+        elif item.line in moved:
+            line = moved[item.line]
+        else:
+            if slots is None:
+                slots = _slot_lines(rewritten), _slot_lines(formatted)
+            old_slots, new_slots = slots
+            candidates = (
+                {new for old, new in zip(old_slots, new_slots, strict=True) if old == item.line}
+                if len(old_slots) == len(new_slots) else set()
+            )
+            if len(candidates) != 1:
+                return f"{name} changed the statement of line {item.line}, where {item.code} is reported, beyond recognition"
+            (line,) = candidates
+        text = after[line - 1]
+        relocated.append(replace(item, line=line, column=len(text) - len(text.lstrip()) + 1))
+    return tuple(relocated)
+
+
+class _SlotCollector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.slots: list[cst.TrailingWhitespace] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        slot = marker_slot(node)
+        if slot is not None:
+            self.slots.append(slot)
+        return True
+
+
+def _slot_lines(text: str) -> list[int]:
+    """The line of each statement's marker slot, in order, as the engine numbers review items
+    (engine/transform.py `_review_items`); empty when the text does not parse."""
+    try:
+        module = cst.parse_module(text)
+    except (cst.ParserSyntaxError, RecursionError):
+        return []
+    collector = _SlotCollector()
+    module.visit(collector)
+    positions = LocalPositions().within(module)
+    return [positions[slot].start.line for slot in collector.slots]

@@ -25,6 +25,7 @@ from mwbmigrate.analysis.signatures import ProjectSignatures, RenamedSignature, 
 from mwbmigrate.codemods import CODEMODS, SECOND_PASS_CODEMODS
 from mwbmigrate.engine.cache import ResultCache
 from mwbmigrate.engine.discovery import DiscoveredFile, Discovery, discover
+from mwbmigrate.engine.formatting import Formatter, format_result
 from mwbmigrate.engine.pause import pause_point
 from mwbmigrate.engine.prefilter import byte_candidate, needs_parsing, prose_only_result
 from mwbmigrate.engine.transform import TransformOptions, transform_file
@@ -242,10 +243,13 @@ def run_rewrite(
     vendor_runtime: bool = False,
     discovery: Discovery | None = None,
     cache: ResultCache | None = None,
+    formatter: Formatter | None = None,
 ) -> RunSummary:
     """`vendor_runtime`: rewritten files import a private copy of the runtime in their package
     (engine/vendoring.py), and the summary lists that copy. `discovery`: files found already (stdin).
-    `cache`: results kept from earlier runs (engine/cache.py); None processes every file."""
+    `cache`: results kept from earlier runs (engine/cache.py); None processes every file.
+    `formatter`: formats what each changed file's rewrite changed (engine/formatting.py), after both
+    passes and outside the cache, so every output (diff, check, write, stdin) has the same text."""
     discovery = discovery if discovery is not None else discover(paths, include, exclude)
     # A vendored runtime is mwbmigrate's own code, copied verbatim: never rewrite it.
     discovery.files = [f for f in discovery.files if not is_vendored(f.path)]
@@ -277,6 +281,8 @@ def run_rewrite(
         _second_pass(
             first, results, signatures, lambda r: file_options(second_options, Path(r.path), r.display_path), jobs, cache,
         )
+    if formatter is not None:
+        results = [format_result(result, formatter) for result in results]
     summary.results.extend(results)
     summary.results.sort(key=lambda r: r.display_path)
     if vendor_runtime:

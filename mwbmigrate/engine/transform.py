@@ -22,10 +22,13 @@ from mwbmigrate.codemods import CODEMODS, PREFILTER_BYTES
 from mwbmigrate.codemods.base import RUNTIME_MODULE, STATE_KEY, MigrationCodemod, MigrationState, tidy_block_start
 from mwbmigrate.codemods.findings import FindingStore, PassFindings, RenderFindings, placed_findings
 from mwbmigrate.codemods.wild_shapes import ReportWildShapes, collapse_version_gates, imports_foreign_old_class
+from mwbmigrate.engine.elision import elide, restored_line
 from mwbmigrate.engine.source import DecodedSource, UnreadableSource, decode_source
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 
 _CR_ONLY = re.compile(r"\r(?!\n)")
+# Set to any non-empty value, codemods see whole modules (no function body left out).
+NO_ELISION_ENV = "MWBMIGRATE_NO_ELISION"
 
 
 class NotRoundTrippable(Exception):
@@ -44,6 +47,7 @@ class TransformOptions:
     target_version: str = DEFAULT_TARGET_VERSION  # 0.5.13: one-shot fields on the batch; 0.5.16: keyword arguments
     runtime_module: str = RUNTIME_MODULE  # the runtime helpers' module: mwbmigrate.runtime, or a vendored copy
     request_mirror: bool | None = None  # the tree's ScheduleBatch keeps req_pool_indices_cpu; None: no such module here
+    elide: bool = True  # leave out the function bodies no codemod can act on (engine/elision.py)
 
     def runs(self, codemod: type[MigrationCodemod]) -> bool:
         return codemod.CODE not in self.disabled and codemod.NAME not in self.disabled
@@ -108,6 +112,17 @@ def migration_state(path: str, options: TransformOptions) -> MigrationState:
     )
 
 
+def body_words(
+    codemods: tuple[type[MigrationCodemod], ...], options: TransformOptions, text: str, state: MigrationState,
+) -> tuple[str, ...]:
+    """The words that make a function body matter to a pass: the TRIGGERS and BODY_WORDS of the
+    codemods that apply to the module, and the old parameter names of the project's renamed
+    signatures (keyword-callers' own test)."""
+    words = [w for c in codemods if options.runs(c) and c.applies_to(text, state) for w in (*c.TRIGGERS, *c.BODY_WORDS)]
+    words += sorted(options.project_signatures.old_names())
+    return tuple(dict.fromkeys(words))
+
+
 def transform_source(
     text: str,
     display_path: str,
@@ -118,8 +133,30 @@ def transform_source(
     """Run `codemods` in order over one module's text. Raises libcst.ParserSyntaxError on bad input.
 
     `location_path` (default: `display_path`) is where the module sits, which decides whether
-    relative imports and a local class definition are SGLang's own.
+    relative imports and a local class definition are SGLang's own. The function bodies none of
+    the codemods can act on are left out of what LibCST parses and put back after (engine/elision.py).
     """
+    elision = None
+    if options.elide:
+        elision = elide(text, body_words(codemods, options, text, migration_state(location_path or display_path, options)))
+    if elision is not None:
+        outcome = _transform_text(elision.text, display_path, options, codemods, location_path)
+        restored = elision.restore(outcome.text)
+        if restored is not None:
+            full, shifts = restored
+            items = tuple(replace(i, line=restored_line(i.line, shifts)) for i in outcome.review_items)
+            return replace(outcome, text=full, review_items=items)
+        # A codemod moved or re-indented a placeholder: transform the whole text instead.
+    return _transform_text(text, display_path, options, codemods, location_path)
+
+
+def _transform_text(
+    text: str,
+    display_path: str,
+    options: TransformOptions,
+    codemods: tuple[type[MigrationCodemod], ...],
+    location_path: str | None,
+) -> TextOutcome:
     module = cst.parse_module(text)
     if module.code != text:
         raise NotRoundTrippable("LibCST cannot reproduce this file byte for byte (form feed, trailing "

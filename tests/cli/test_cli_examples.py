@@ -7,7 +7,6 @@ import ast
 import json
 import re
 
-
 OLD_API = re.compile(r"\bModelWorkerBatch\b|\bmodel_worker_batch\b|\bget_model_worker_batch\b")
 
 

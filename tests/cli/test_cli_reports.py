@@ -95,7 +95,7 @@ def test_markdown_report_has_a_summary_table_and_one_details_block_per_changed_f
 
     blocks = re.findall(r"<details>(.*?)</details>", report, flags=re.S)
     assert len(blocks) == len(CHANGED) == report.count("<details>")
-    for path, block in zip(CHANGED, blocks):
+    for path, block in zip(CHANGED, blocks, strict=False):
         summary = re.search(r"<summary>(.*?)</summary>", block).group(1)
         assert path in summary
         assert re.search(r"^(```+)diff\n.*?^\1$", block, flags=re.S | re.M), block

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from mwbmigrate.codemods.base import MAX_REASON_CHARS, MARKER_PREFIX, add_marker, marker_text
+from mwbmigrate.codemods.base import MARKER_PREFIX, MAX_REASON_CHARS, add_marker, marker_text
 from mwbmigrate.engine.transform import TransformOptions, transform_source
 
 

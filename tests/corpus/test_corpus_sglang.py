@@ -7,8 +7,8 @@ import ast
 import pytest
 from typer.testing import CliRunner
 
-from mwbmigrate.cli import app
 from corpus_trees import old_api_code_tokens
+from mwbmigrate.cli import app
 
 pytestmark = pytest.mark.corpus
 

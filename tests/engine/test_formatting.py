@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mwbmigrate.engine.formatting import FormatterMissing, changed_line_ranges, resolve_formatter
+from mwbmigrate.engine.formatting import FormatterMissing, FormattingFailed, changed_line_ranges, resolve_formatter
 
 ORIGINAL = """\
 def run(worker, model_worker_batch):
@@ -88,3 +88,44 @@ def test_a_missing_formatter_is_a_message(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setitem(sys.modules, "black", None)  # makes `import black` raise ImportError
     with pytest.raises(FormatterMissing, match="black is not installed"):
         resolve_formatter("black", tmp_path)
+
+
+HEADER_ORIGINAL = """\
+class Worker:
+    def forward(self,
+                model_worker_batch,
+                skip = False):
+        # the body's first line is a comment
+
+        return model_worker_batch
+"""
+HEADER_REWRITTEN = HEADER_ORIGINAL.replace("model_worker_batch", "batch")
+
+
+def test_a_changed_header_line_widens_to_the_whole_header() -> None:
+    # Black formats a def header as one logical line: the range must hold all of it.
+    assert changed_line_ranges(HEADER_ORIGINAL, HEADER_REWRITTEN) == [(2, 4), (7, 7)]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("black", "class Worker:\n\n    def forward(self, batch, skip=False):\n"),
+        ("ruff", "class Worker:\n    def forward(self, batch, skip=False):\n"),
+    ],
+)
+def test_a_multi_line_header_is_formatted_whole(name: str, expected: str, tmp_path: Path) -> None:
+    formatter = resolve_formatter(name, tmp_path)
+    assert formatter is not None
+    tail = "        # the body's first line is a comment\n\n        return batch\n"
+    assert formatter.format(HEADER_ORIGINAL, HEADER_REWRITTEN, "module.py") == expected + tail
+
+
+def test_crlf_is_kept_and_mixed_newlines_refused(tmp_path: Path) -> None:
+    formatter = resolve_formatter("ruff", tmp_path)  # ruff alone would write LF throughout
+    assert formatter is not None
+    crlf = ORIGINAL.replace("\n", "\r\n"), REWRITTEN.replace("\n", "\r\n")
+    assert formatter.format(*crlf, "module.py") == FORMATTED.replace("\n", "\r\n")
+    mixed = REWRITTEN.replace("\n", "\r\n", 1)
+    with pytest.raises(FormattingFailed, match="mixed line endings"):
+        formatter.format(ORIGINAL, mixed, "module.py")

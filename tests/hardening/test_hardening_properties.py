@@ -29,8 +29,7 @@ from pathlib import Path
 import hypothesmith
 import libcst as cst
 import pytest
-from hypothesis import HealthCheck, assume, example, given, note, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, example, given, note, settings, strategies as st
 
 from mwbmigrate.analysis.old_api import OLD_API_BYTES
 from mwbmigrate.engine.source import decode_source

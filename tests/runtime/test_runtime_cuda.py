@@ -199,7 +199,7 @@ def test_v2_verify_end_to_end(streams):
     done = torch.cuda.Event()
     with torch.cuda.stream(fwd_stream):
         torch.cuda._sleep(int(SLEEP_MS * _cycles_per_ms()))
-        for res, t in zip(results, olds):
+        for res, t in zip(results, olds, strict=False):
             res.copy_(t)
         done.record(fwd_stream)
 

@@ -8,8 +8,7 @@ from typing import Any, Optional
 
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from mwbmigrate.runtime import (
     FORWARD_OVERRIDE_NAMES,

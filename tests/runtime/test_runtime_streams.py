@@ -31,7 +31,7 @@ def test_record_stream_each_filtering(fakes, recorded):
 
     assert count == 5
     assert len(recorded) == 5
-    assert all(t is x for (t, _), x in zip(recorded, [a, b, c, d, e]))  # depth-first, in order
+    assert all(t is x for (t, _), x in zip(recorded, [a, b, c, d, e], strict=False))  # depth-first, in order
     assert all(s is STREAM for _, s in recorded)
 
 
@@ -117,7 +117,7 @@ def test_record_stream_for_v2_verify_candidates(fakes, recorded):
     ]
     assert record_stream_for_v2_verify(batch, verify, STREAM) == len(expected)
     assert len(recorded) == len(expected)
-    assert all(got is want for (got, _), want in zip(recorded, expected))
+    assert all(got is want for (got, _), want in zip(recorded, expected, strict=False))
     assert all(s is STREAM for _, s in recorded)
 
 

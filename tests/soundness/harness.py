@@ -62,7 +62,7 @@ class Verdict:
 
 def first_difference(old: list[Any], new: list[Any]) -> str:
     """The first observation that differs, field by field where both are forwards."""
-    for index, (before, after) in enumerate(zip(old, new)):
+    for index, (before, after) in enumerate(zip(old, new, strict=False)):
         if before == after:
             continue
         if before[0] == after[0] and isinstance(before[1], dict) and isinstance(after[1], dict):

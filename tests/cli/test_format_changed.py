@@ -1,0 +1,392 @@
+"""`rewrite --format-changed auto|black|ruff|none`: only what the rewrite changed is formatted, and
+every output (the dry-run patch, --check, the in-place write, stdin's module, the report) carries
+the same formatted text.
+
+Tests whose stdout bytes matter (patches, stdin's module) run the tool in a subprocess; the rest
+use typer's CliRunner in-process, where a formatter can be made unavailable with monkeypatch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mwbmigrate.engine import formatting
+
+MODULE = b'''\
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch
+
+untouched = {  "a":1 }
+
+
+def _run(worker, model_worker_batch: ModelWorkerBatch):
+    result = worker.forward_batch_generation(model_worker_batch,
+                                             "greedy")
+    return result
+'''
+# The rewrite alone: the call keeps the layout it had, now misaligned.
+RAW = b'''\
+from sglang.srt.managers.schedule_batch import ScheduleBatch
+
+untouched = {  "a":1 }
+
+
+def _run(worker, batch: ScheduleBatch):
+    result = worker.forward_batch_generation(batch,
+                                             "greedy")
+    return result
+'''
+# With black (or ruff, whose defaults agree here): the changed call joined; `untouched` as it was.
+FORMATTED = b'''\
+from sglang.srt.managers.schedule_batch import ScheduleBatch
+
+untouched = {  "a":1 }
+
+
+def _run(worker, batch: ScheduleBatch):
+    result = worker.forward_batch_generation(batch, "greedy")
+    return result
+'''
+# One line each: a patch's context lines for blank lines are a single space.
+FORMATTED_PATCH = b"".join(line + b"\n" for line in [
+    b'diff --git a/pkg/mod.py b/pkg/mod.py',
+    b'--- a/pkg/mod.py',
+    b'+++ b/pkg/mod.py',
+    b'@@ -1,9 +1,8 @@',
+    b'-from sglang.srt.managers.schedule_batch import ModelWorkerBatch',
+    b'+from sglang.srt.managers.schedule_batch import ScheduleBatch',
+    b' ',
+    b' untouched = {  "a":1 }',
+    b' ',
+    b' ',
+    b'-def _run(worker, model_worker_batch: ModelWorkerBatch):',
+    b'-    result = worker.forward_batch_generation(model_worker_batch,',
+    b'-                                             "greedy")',
+    b'+def _run(worker, batch: ScheduleBatch):',
+    b'+    result = worker.forward_batch_generation(batch, "greedy")',
+    b'     return result',
+])
+# ruff with the repository's `quote-style = "single"`: tells ruff's output from black's.
+FORMATTED_SINGLE_QUOTES = FORMATTED.replace(b'(batch, "greedy")', b"(batch, 'greedy')")
+
+# Two review items; black splits both marked statements (a marker counts towards the line length).
+MARKED = b'''\
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch
+
+
+def run(worker, model_worker_batch: ModelWorkerBatch):
+    model_worker_batch.seq_lens = worker.lens(model_worker_batch,
+                                              0)
+    return worker.forward_batch_generation(model_worker_batch,
+                                           "greedy")
+'''
+MWB113 = "# mwbmigrate: MWB113 public parameter renamed `model_worker_batch` -> `batch`: update keyword callers outside this tree"
+MWB106 = "# mwbmigrate: MWB106 write to `seq_lens` now mutates the scheduler's ScheduleBatch (it hit a throw-away copy before)"
+MARKED_FORMATTED = f'''\
+from sglang.srt.managers.schedule_batch import ScheduleBatch
+
+
+def run(
+    worker, batch: ScheduleBatch
+):  {MWB113}
+    batch.seq_lens = worker.lens(
+        batch, 0
+    )  {MWB106}
+    return worker.forward_batch_generation(batch, "greedy")
+'''.encode()
+
+
+def _run(*args: str | os.PathLike[str], cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "mwbmigrate", "rewrite", *map(os.fspath, args), "--no-progress"],
+        cwd=cwd, capture_output=True, input=stdin, timeout=300,
+    )
+
+
+def _plain(kit, files: dict[str, bytes], name: str = "tree") -> Path:
+    """A tree outside git (in-place writes allowed) holding `files`."""
+    root = kit.tmp_path / name
+    kit.write(root, files)
+    return root
+
+
+# --- (a) the dry-run patch is the in-place write --------------------------------------------------
+
+
+def test_dry_run_patch_applies_to_the_in_place_result(kit) -> None:
+    root = kit.repo(examples=False, files={"pkg/mod.py": MODULE})
+    dry = _run("pkg", "--dry-run", "--format-changed", "black", cwd=root)
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout == FORMATTED_PATCH
+    kit.git(root, "apply", "-", stdin=dry.stdout)
+    assert (root / "pkg" / "mod.py").read_bytes() == FORMATTED
+
+    kit.git(root, "checkout", "--", ".")
+    written = _run("pkg", "--format-changed", "black", cwd=root)
+    assert written.returncode == 0, written.stderr
+    assert written.stdout == b""
+    assert (root / "pkg" / "mod.py").read_bytes() == FORMATTED
+
+
+def test_none_and_no_flag_leave_the_rewrite_as_it_is(kit) -> None:
+    for choice in ([], ["--format-changed", "none"]):
+        root = _plain(kit, {"pkg/mod.py": MODULE, "pyproject.toml": b"[tool.black]\n"}, name=f"tree{len(choice)}")
+        assert kit.invoke("rewrite", root, "--no-progress", *choice).exit_code == 0
+        assert (root / "pkg" / "mod.py").read_bytes() == RAW
+
+
+def test_review_items_point_at_their_markers_after_formatting(kit) -> None:
+    root = _plain(kit, {"pkg/marked.py": MARKED})
+    result = kit.invoke("rewrite", root, "--format-changed", "black", "--format", "json", "--no-progress")
+    assert result.exit_code == 0, result.stderr
+    assert (root / "pkg" / "marked.py").read_bytes() == MARKED_FORMATTED
+    (entry,) = json.loads(result.stdout)["files"]
+    assert [(i["code"], i["line"], i["column"]) for i in entry["review_items"]] == [("MWB113", 6, 1), ("MWB106", 9, 5)]
+    lines = MARKED_FORMATTED.decode().splitlines()
+    assert lines[6 - 1].endswith(MWB113) and lines[9 - 1].endswith(MWB106)
+
+
+def test_without_markers_review_items_follow_their_statements(kit) -> None:
+    root = _plain(kit, {"pkg/marked.py": MARKED})
+    result = kit.invoke("rewrite", root, "--format-changed", "black", "--no-markers", "--format", "json", "--no-progress")
+    assert result.exit_code == 0, result.stderr
+    assert (root / "pkg" / "marked.py").read_bytes() == (
+        b"from sglang.srt.managers.schedule_batch import ScheduleBatch\n\n\n"
+        b"def run(worker, batch: ScheduleBatch):\n"
+        b"    batch.seq_lens = worker.lens(batch, 0)\n"  # MWB106: line 6 of the rewrite, 5 now
+        b'    return worker.forward_batch_generation(batch, "greedy")\n'
+    )
+    (entry,) = json.loads(result.stdout)["files"]
+    assert [(i["code"], i["line"], i["column"]) for i in entry["review_items"]] == [("MWB113", 4, 1), ("MWB106", 5, 5)]
+
+
+def test_without_markers_a_statement_the_formatter_splits_refuses_the_file(kit) -> None:
+    source = MARKED.replace(b"    model_worker_batch.seq_lens", b"    x = 1; model_worker_batch.seq_lens")
+    root = _plain(kit, {"pkg/marked.py": source})
+    result = kit.invoke("rewrite", root, "--format-changed", "black", "--no-markers", "--no-progress")
+    assert result.exit_code == 2
+    assert (root / "pkg" / "marked.py").read_bytes() == source
+    assert kit.flat(
+        "error pkg/marked.py: --format-changed: black changed the statement of line 6, where MWB106 is reported, "
+        "beyond recognition; file left untouched"
+    ) in kit.flat(result.stderr)
+    # With markers, the marker shows where the statement went.
+    result = kit.invoke("rewrite", root, "--format-changed", "black", "--format", "json", "--no-progress")
+    assert result.exit_code == 0, result.stderr
+    assert (root / "pkg" / "marked.py").read_bytes() == MARKED_FORMATTED.replace(
+        b"    batch.seq_lens", b"    x = 1\n    batch.seq_lens"
+    )
+    (entry,) = json.loads(result.stdout)["files"]
+    assert [(i["code"], i["line"], i["column"]) for i in entry["review_items"]] == [("MWB113", 6, 1), ("MWB106", 10, 5)]
+
+
+# --- (b) lines the rewrite did not change stay as they were ------------------------------------------
+
+
+def test_untouched_lines_stay_byte_identical(kit) -> None:
+    # Black would rewrite each of these lines; the rewrite changes none of them.
+    ugly = b"\r\n\r\nx = [  1,2 ]\r\ny = {  'b' : 2 }\r\n"
+    source = MODULE.replace(b"\n", b"\r\n") + ugly + b"z = (  3 )"  # CRLF, no final newline
+    root = _plain(kit, {"pkg/mod.py": source})
+    result = kit.invoke("rewrite", root, "--format-changed", "black", "--no-progress")
+    assert result.exit_code == 0, result.stderr
+    assert (root / "pkg" / "mod.py").read_bytes() == FORMATTED.replace(b"\n", b"\r\n") + ugly + b"z = (  3 )"
+
+
+def test_mixed_newlines_refuse_the_file(kit) -> None:
+    source = MODULE.replace(b"untouched = {  \"a\":1 }\n", b"untouched = {  \"a\":1 }\r\n")
+    root = _plain(kit, {"pkg/mod.py": source})
+    result = kit.invoke("rewrite", root, "--format-changed", "black", "--no-progress")
+    assert result.exit_code == 2
+    assert (root / "pkg" / "mod.py").read_bytes() == source
+    assert kit.flat(
+        "error pkg/mod.py: --format-changed: mixed line endings (CRLF and LF); not formatted; file left untouched"
+    ) in kit.flat(result.stderr)
+
+
+def test_a_formatter_touching_an_untouched_line_refuses_the_file(kit, monkeypatch: pytest.MonkeyPatch) -> None:
+    def everything(text: str, ranges: list[tuple[int, int]], settings: dict[str, object]) -> str:
+        return text.replace('{  "a":1 }', '{"a": 1}')
+
+    monkeypatch.setattr(formatting, "_format_with_black", everything)
+    root = _plain(kit, {"pkg/mod.py": MODULE})
+    result = kit.invoke("rewrite", root, "--format-changed", "black", "--no-progress")
+    assert result.exit_code == 2
+    assert (root / "pkg" / "mod.py").read_bytes() == MODULE
+    assert kit.flat(
+        "error pkg/mod.py: --format-changed: black changed line 3, which the rewrite did not change; file left untouched"
+    ) in kit.flat(result.stderr)
+
+
+def test_a_formatter_failure_fails_only_that_file(kit, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = formatting._format_with_black
+
+    def fails_on_marked(text: str, ranges: list[tuple[int, int]], settings: dict[str, object]) -> str:
+        if "seq_lens" in text:
+            raise formatting.FormattingFailed("black could not format the rewritten text: Cannot parse: 5:4:\n  x")
+        return real(text, ranges, settings)
+
+    monkeypatch.setattr(formatting, "_format_with_black", fails_on_marked)
+    root = _plain(kit, {"pkg/mod.py": MODULE, "pkg/marked.py": MARKED})
+    result = kit.invoke("rewrite", root, "--format-changed", "black", "--no-progress")
+    assert result.exit_code == 2
+    assert (root / "pkg" / "marked.py").read_bytes() == MARKED  # never half-written
+    assert (root / "pkg" / "mod.py").read_bytes() == FORMATTED
+    error_lines = [line for line in result.stderr.splitlines() if line.startswith("error")]
+    assert error_lines == [
+        "error pkg/marked.py: --format-changed: black could not format the rewritten text: Cannot parse: 5:4: x; "
+        "file left untouched"
+    ]
+
+
+# --- (c) auto: the formatter the repository configures -----------------------------------------------
+
+
+BLACK_HOOK = b"repos:\n- repo: https://github.com/psf/black\n  rev: 24.1.0\n  hooks:\n  - id: black\n"
+RUFF_HOOK = b"repos:\n- repo: https://github.com/astral-sh/ruff-pre-commit\n  rev: v0.6.0\n  hooks:\n  - id: ruff-format\n"
+SINGLE_QUOTES = b'[format]\nquote-style = "single"\n'
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({}, RAW),
+        ({"pyproject.toml": b"[tool.black]\n"}, FORMATTED),
+        ({"pyproject.toml": b'[tool.ruff.format]\nquote-style = "single"\n'}, FORMATTED_SINGLE_QUOTES),
+        ({"pyproject.toml": b"[tool.ruff]\nline-length = 100\n"}, RAW),  # ruff lints; nothing says it formats
+        ({".pre-commit-config.yaml": BLACK_HOOK}, FORMATTED),
+        ({".pre-commit-config.yaml": RUFF_HOOK, "ruff.toml": SINGLE_QUOTES}, FORMATTED_SINGLE_QUOTES),
+    ],
+    ids=["nothing", "tool-black", "tool-ruff-format", "ruff-lint-only", "black-hook", "ruff-format-hook"],
+)
+def test_auto_uses_the_formatter_the_repository_configures(kit, files: dict[str, bytes], expected: bytes) -> None:
+    root = kit.repo(examples=False, files={"pkg/mod.py": MODULE, **files})
+    result = kit.invoke("rewrite", root, "--format-changed", "auto", "--no-progress")
+    assert result.exit_code == 0, result.stderr
+    assert (root / "pkg" / "mod.py").read_bytes() == expected
+
+
+def test_auto_finds_a_monorepos_hook_at_the_work_tree_root(kit) -> None:
+    # SGLang's layout: python/pyproject.toml, .pre-commit-config.yaml at the root.
+    root = kit.repo(examples=False, files={
+        "python/pyproject.toml": b"[project]\nname = 'x'\n", "python/pkg/mod.py": MODULE,
+        ".pre-commit-config.yaml": BLACK_HOOK,
+    })
+    result = kit.invoke("rewrite", root / "python" / "pkg", "--format-changed", "auto", "--no-progress")
+    assert result.exit_code == 0, result.stderr
+    assert (root / "python" / "pkg" / "mod.py").read_bytes() == FORMATTED
+
+
+def test_configuration_key_and_flag_override(kit) -> None:
+    config = b'[tool.mwbmigrate]\nformat-changed = "black"\n'
+    root = _plain(kit, {"pkg/mod.py": MODULE, "pyproject.toml": config})
+    dry = kit.invoke("rewrite", root, "--check", "--no-progress", "--format", "json")
+    assert json.loads(dry.stdout)["files"][0]["diff"] == FORMATTED_PATCH.decode()
+    assert kit.invoke("rewrite", root, "--format-changed", "none", "--no-progress").exit_code == 0
+    assert (root / "pkg" / "mod.py").read_bytes() == RAW
+
+
+def test_a_bad_configured_value_is_one_line_and_exit_2(kit) -> None:
+    root = _plain(kit, {"pkg/mod.py": MODULE, "pyproject.toml": b'[tool.mwbmigrate]\nformat-changed = "yapf"\n'})
+    result = kit.invoke("rewrite", root, "--no-progress")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f'error: {root / "pyproject.toml"}: [tool.mwbmigrate] format-changed must be one of "auto", "black", "ruff", '
+        '"none"\n'
+    )
+    assert (root / "pkg" / "mod.py").read_bytes() == MODULE
+
+
+def test_a_bad_flag_value_is_refused(kit) -> None:
+    root = _plain(kit, {"pkg/mod.py": MODULE})
+    result = kit.invoke("rewrite", root, "--format-changed", "yapf")
+    assert result.exit_code == 2
+    assert kit.flat("'yapf' is not one of 'auto', 'black', 'ruff', 'none'") in kit.flat(result.stderr).replace("│", "")
+
+
+# --- (d) a formatter that is not installed ---------------------------------------------------------
+
+
+def _without_ruff(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No ruff beside the interpreter and none on PATH (an empty folder)."""
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setattr(sys, "executable", str(empty / "python"))
+    monkeypatch.setenv("PATH", str(empty))
+
+
+@pytest.mark.parametrize(
+    ("flag", "config", "message"),
+    [
+        ("black", b"", "error: --format-changed black: black is not installed: pip install 'mwbmigrate[black]' (or black)\n"),
+        ("ruff", b"", "error: --format-changed ruff: ruff is not installed: pip install 'mwbmigrate[ruff]' (or ruff)\n"),
+        ("auto", b"[tool.black]\n", "error: --format-changed auto: black is not installed: pip install 'mwbmigrate[black]' (or black)\n"),
+    ],
+)
+def test_a_missing_formatter_is_one_line_and_exit_2(
+    kit, monkeypatch: pytest.MonkeyPatch, flag: str, config: bytes, message: str,
+) -> None:
+    monkeypatch.setitem(sys.modules, "black", None)  # `import black` raises ImportError
+    _without_ruff(monkeypatch, kit.tmp_path)
+    root = _plain(kit, {"pkg/mod.py": MODULE, "pyproject.toml": config})
+    result = kit.invoke("rewrite", root, "--format-changed", flag, "--no-progress")
+    assert result.exit_code == 2
+    assert result.stderr == message
+    assert result.stdout == ""
+    assert (root / "pkg" / "mod.py").read_bytes() == MODULE
+
+
+def test_auto_needs_nothing_installed_when_nothing_is_configured(kit, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "black", None)
+    _without_ruff(monkeypatch, kit.tmp_path)
+    root = _plain(kit, {"pkg/mod.py": MODULE})
+    assert kit.invoke("rewrite", root, "--format-changed", "auto", "--no-progress").exit_code == 0
+    assert (root / "pkg" / "mod.py").read_bytes() == RAW
+
+
+# --- (e) --check reports what the write would change -----------------------------------------------
+
+
+def test_check_reports_the_files_the_write_changes(kit) -> None:
+    files = {
+        "pkg/mod.py": MODULE,
+        "pkg/marked.py": MARKED,
+        "pkg/clean.py": b"def run(batch):\n    return  batch\n",
+    }
+    root = kit.repo(examples=False, files=files)
+    check = _run("pkg", "--check", "--format-changed", "black", "--format", "json", cwd=root)
+    assert check.returncode == 1, check.stderr
+    report = json.loads(check.stdout)
+    would_change = sorted(f["path"] for f in report["files"] if f["status"] == "changed")
+    assert would_change == ["pkg/marked.py", "pkg/mod.py"]
+    assert {f["path"]: f["diff"] for f in report["files"] if f["diff"]} == {
+        "pkg/marked.py": _run("pkg/marked.py", "--dry-run", "--format-changed", "black", cwd=root).stdout.decode(),
+        "pkg/mod.py": FORMATTED_PATCH.decode(),
+    }
+
+    written = _run("pkg", "--format-changed", "black", cwd=root)
+    assert written.returncode == 0, written.stderr
+    changed = kit.git(root, "status", "--porcelain").stdout.decode().split()
+    assert sorted(changed[1::2]) == would_change
+    assert (root / "pkg" / "marked.py").read_bytes() == MARKED_FORMATTED
+    assert _run("pkg", "--check", "--format-changed", "black", cwd=root).returncode == 0
+
+
+# --- (f) stdin prints what the in-place write writes ----------------------------------------------
+
+
+@pytest.mark.parametrize("name, source, expected", [("mod.py", MODULE, FORMATTED), ("marked.py", MARKED, MARKED_FORMATTED)])
+def test_stdin_prints_the_in_place_result(kit, name: str, source: bytes, expected: bytes) -> None:
+    root = _plain(kit, {f"pkg/{name}": source})
+    stdin = _run("-", "--stdin-filename", f"pkg/{name}", "--format-changed", "black", cwd=root, stdin=source)
+    assert stdin.returncode == 0, stdin.stderr
+    written = _run(f"pkg/{name}", "--format-changed", "black", cwd=root)
+    assert written.returncode == 0, written.stderr
+    assert stdin.stdout == (root / "pkg" / name).read_bytes() == expected
+    # The same summary and review items on stderr, for the same display path.
+    assert stdin.stderr == written.stderr
