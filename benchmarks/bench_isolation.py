@@ -56,9 +56,7 @@ class _SamplingInfo:
 def _make_batch_class() -> type:
     """A dataclass with N_FIELDS fields, ``sampling_info`` and ``spec_algorithm`` among them."""
     names = ["sampling_info", "spec_algorithm"] + [f"field_{i:03d}" for i in range(N_FIELDS - 2)]
-    cls = dataclasses.make_dataclass(
-        "SpecV2Batch", [(n, Any, dataclasses.field(default=None)) for n in names]
-    )
+    cls = dataclasses.make_dataclass("SpecV2Batch", [(n, Any, dataclasses.field(default=None)) for n in names])
     cls.is_spec_v2 = property(lambda self: self.spec_algorithm.supports_spec_v2())
     return cls
 
@@ -158,10 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:<22}{ours_us:>10.2f}{base_us:>14.2f}{base_us / ours_us:>9.1f}x")
     label, ours_us, base_us = rows[0]
     ok = base_us / ours_us >= TARGET_SPEEDUP and ours_us < TARGET_US
-    print(
-        f"target (no ring): >= {TARGET_SPEEDUP:.0f}x and < {TARGET_US:.0f} µs per call: "
-        f"{'met' if ok else 'NOT met'}"
-    )
+    print(f"target (no ring): >= {TARGET_SPEEDUP:.0f}x and < {TARGET_US:.0f} µs per call: {'met' if ok else 'NOT met'}")
     return 0 if ok else 1
 
 

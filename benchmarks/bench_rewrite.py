@@ -151,7 +151,9 @@ def _tree_rss_kb(root_pid: int) -> int:
 _PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024 if hasattr(os, "sysconf") else 4
 
 
-def _measure_once(case: str, command: Sequence[str], cwd: Optional[Path] = None, env: Optional[dict] = None) -> Measurement:
+def _measure_once(
+    case: str, command: Sequence[str], cwd: Optional[Path] = None, env: Optional[dict] = None
+) -> Measurement:
     stderr_file = tempfile.TemporaryFile()
     start = time.perf_counter()
     proc = subprocess.Popen(list(command), cwd=cwd, stdout=subprocess.DEVNULL, stderr=stderr_file, env=env or _ENV)
@@ -178,11 +180,19 @@ def _measure_once(case: str, command: Sequence[str], cwd: Optional[Path] = None,
         errors = [line for line in err.splitlines() if line.startswith("error ")]
         note = f"{len(errors)} file errors" if errors else (err.strip().splitlines() or ["?"])[-1][:60]
     # Linux reports ru_maxrss in KiB.
-    return Measurement(case, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, peak_tree[0] / 1024, proc.returncode, note)
+    return Measurement(
+        case, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, peak_tree[0] / 1024, proc.returncode, note
+    )
 
 
-def _measure(case: str, command: Sequence[str], repeat: int, cwd: Optional[Path] = None,
-             prepare: Optional[Callable[[], None]] = None, env: Optional[dict] = None) -> Measurement:
+def _measure(
+    case: str,
+    command: Sequence[str],
+    repeat: int,
+    cwd: Optional[Path] = None,
+    prepare: Optional[Callable[[], None]] = None,
+    env: Optional[dict] = None,
+) -> Measurement:
     best: Optional[Measurement] = None
     for _ in range(repeat):
         if prepare is not None:
@@ -190,7 +200,11 @@ def _measure(case: str, command: Sequence[str], repeat: int, cwd: Optional[Path]
         result = _measure_once(case, command, cwd, env)
         if best is None or result.wall_s < best.wall_s:
             best = result
-        print(f"  {case}: {result.wall_s:.2f} s wall, {result.cpu_s:.2f} s cpu, {result.peak_mb:.0f} MB, rc={result.rc}", file=sys.stderr, flush=True)
+        print(
+            f"  {case}: {result.wall_s:.2f} s wall, {result.cpu_s:.2f} s cpu, {result.peak_mb:.0f} MB, rc={result.rc}",
+            file=sys.stderr,
+            flush=True,
+        )
     assert best is not None
     return best
 
@@ -228,7 +242,14 @@ def _mwbmigrate_command(target: Path, jobs: int, *flags: str) -> List[str]:
     """A rewrite of `target`: `--dry-run --no-cache` unless other flags are given."""
     script = REPO_ROOT / ".venv" / "bin" / "mwbmigrate"
     head = [str(script)] if script.exists() else [sys.executable, "-m", "mwbmigrate"]
-    return head + ["rewrite", str(target), *(flags or ("--dry-run", "--no-cache")), "--no-progress", "--jobs", str(jobs)]
+    return head + [
+        "rewrite",
+        str(target),
+        *(flags or ("--dry-run", "--no-cache")),
+        "--no-progress",
+        "--jobs",
+        str(jobs),
+    ]
 
 
 # --------------------------------------------------------------------------- main
@@ -262,33 +283,59 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _copy_tree(source, one)
         n_files, n_affected = _count(one)
         affected_kb = _affected_kb(one)
-        print(f"sglang {OLD_VERSION}: {n_files} .py files, {n_affected} match the prefilter ({affected_kb:.0f} KB); "
-              f"jobs={jobs}, repeat={repeat}, cores={os.cpu_count()}", flush=True)
+        print(
+            f"sglang {OLD_VERSION}: {n_files} .py files, {n_affected} match the prefilter ({affected_kb:.0f} KB); "
+            f"jobs={jobs}, repeat={repeat}, cores={os.cpu_count()}",
+            flush=True,
+        )
 
         this = str(Path(__file__).resolve())
         m1_one = _measure("mwbmigrate x1 --no-cache (-j1)", _mwbmigrate_command(one, 1), repeat)
-        m1 = _measure(f"mwbmigrate x1 --no-cache (-j{jobs})", _mwbmigrate_command(one, jobs), repeat) if jobs > 1 else m1_one
+        m1 = (
+            _measure(f"mwbmigrate x1 --no-cache (-j{jobs})", _mwbmigrate_command(one, jobs), repeat)
+            if jobs > 1
+            else m1_one
+        )
         seq = _measure("parse-all, 1 process", [sys.executable, this, "--_parse-all", str(one), "--jobs", "1"], repeat)
-        par = _measure(f"parse-all, {jobs} processes", [sys.executable, this, "--_parse-all", str(one), "--jobs", str(jobs)], repeat)
+        par = _measure(
+            f"parse-all, {jobs} processes",
+            [sys.executable, this, "--_parse-all", str(one), "--jobs", str(jobs)],
+            repeat,
+        )
         whole_env = {**_ENV, NO_ELISION_ENV: "1"}
         whole = _measure("mwbmigrate x1 whole modules (-j1)", _mwbmigrate_command(one, 1), repeat, env=whole_env)
         results += [m1_one, m1, whole, seq, par] if jobs > 1 else [m1_one, whole, seq, par]
         # Leaving bodies out must not change a byte of the diff.
         reduced_diff = subprocess.run(_mwbmigrate_command(one, jobs), env=_ENV, check=False, capture_output=True).stdout
-        whole_diff = subprocess.run(_mwbmigrate_command(one, jobs), env=whole_env, check=False, capture_output=True).stdout
+        whole_diff = subprocess.run(
+            _mwbmigrate_command(one, jobs), env=whole_env, check=False, capture_output=True
+        ).stdout
         identical = "yes" if reduced_diff == whole_diff and reduced_diff else "NO"
 
         # --check on the migrated tree: its markers and comments still name the old API.
         migrated = work / "migrated" / "sglang"
         _copy_tree(source, migrated)
-        subprocess.run(_mwbmigrate_command(migrated, jobs, "--allow-dirty", "--no-cache"), env=_ENV, check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        check_cold = _measure(f"--check migrated, --no-cache (-j{jobs})",
-                              _mwbmigrate_command(migrated, jobs, "--check", "--no-cache"), repeat)
+        subprocess.run(
+            _mwbmigrate_command(migrated, jobs, "--allow-dirty", "--no-cache"),
+            env=_ENV,
+            check=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        check_cold = _measure(
+            f"--check migrated, --no-cache (-j{jobs})",
+            _mwbmigrate_command(migrated, jobs, "--check", "--no-cache"),
+            repeat,
+        )
         warm_command = _mwbmigrate_command(migrated, jobs, "--check")
-        check_warm = _measure(f"--check migrated, warm cache (-j{jobs})", warm_command, repeat,
-                              prepare=lambda: subprocess.run(warm_command, env=_ENV, check=False,
-                                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        check_warm = _measure(
+            f"--check migrated, warm cache (-j{jobs})",
+            warm_command,
+            repeat,
+            prepare=lambda: subprocess.run(
+                warm_command, env=_ENV, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            ),
+        )
         results += [check_cold, check_warm]
 
         m4 = m4_one = None
@@ -312,14 +359,31 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             def fresh_copy() -> None:
                 shutil.rmtree(runner_root, ignore_errors=True)
                 _copy_tree(source, runner_root / "sglang")
-                subprocess.run([sys.executable, "-m", "libcst.tool", "initialize", str(runner_root)],
-                               check=True, stdout=subprocess.DEVNULL)
+                subprocess.run(
+                    [sys.executable, "-m", "libcst.tool", "initialize", str(runner_root)],
+                    check=True,
+                    stdout=subprocess.DEVNULL,
+                )
 
-            command = [sys.executable, "-m", "libcst.tool", "codemod", "rename.RenameCommand",
-                       "--old_name", OLD_NAME, "--new_name", NEW_NAME,
-                       "-j", str(jobs), "--no-format", "--hide-progress", "sglang"]
-            results.append(_measure(f"libcst.tool codemod rename (-j{jobs})", command, repeat,
-                                    cwd=runner_root, prepare=fresh_copy))
+            command = [
+                sys.executable,
+                "-m",
+                "libcst.tool",
+                "codemod",
+                "rename.RenameCommand",
+                "--old_name",
+                OLD_NAME,
+                "--new_name",
+                NEW_NAME,
+                "-j",
+                str(jobs),
+                "--no-format",
+                "--hide-progress",
+                "sglang",
+            ]
+            results.append(
+                _measure(f"libcst.tool codemod rename (-j{jobs})", command, repeat, cwd=runner_root, prepare=fresh_copy)
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     load_after = os.getloadavg()
@@ -328,10 +392,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print()
     print(f"{'case':<{width}}  {'wall s':>8}  {'cpu s':>8}  {'peak MB':>8}  {'tree MB':>8}  rc  note")
     for r in results:
-        print(f"{r.case:<{width}}  {r.wall_s:>8.2f}  {r.cpu_s:>8.2f}  {r.peak_mb:>8.0f}  {r.tree_mb:>8.0f}  {r.rc:>2}  {r.note}")
+        print(
+            f"{r.case:<{width}}  {r.wall_s:>8.2f}  {r.cpu_s:>8.2f}  {r.peak_mb:>8.0f}  {r.tree_mb:>8.0f}  {r.rc:>2}  {r.note}"
+        )
     print()
+
     def ratio(label: str, top: Measurement, bottom: Measurement, target: str) -> None:
-        print(f"{label:<34} {top.wall_s / bottom.wall_s:7.2f}x wall  {top.cpu_s / max(bottom.cpu_s, 1e-9):7.2f}x cpu   {target}")
+        print(
+            f"{label:<34} {top.wall_s / bottom.wall_s:7.2f}x wall  {top.cpu_s / max(bottom.cpu_s, 1e-9):7.2f}x cpu   {target}"
+        )
 
     ratio("parse-all 1 process / mwbmigrate -j1", seq, m1_one, f"(target >= {TARGET_SPEEDUP:.0f}x)")
     if jobs > 1:
@@ -341,15 +410,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ratio(f"parse-all {jobs} processes / --check warm", par, check_warm, "")
     print(f"{'--check migrated, warm cache':<34} {check_warm.wall_s:7.2f} s wall  {check_warm.cpu_s:7.2f} s cpu")
     for label, run in (("cost per affected file (-j1)", m1_one), ("  same, whole modules (-j1)", whole)):
-        print(f"{label:<34} {run.cpu_s / max(affected_kb / 100, 1e-9):7.2f} cpu s per 100 KB "
-              f"of affected source ({affected_kb:.0f} KB in {n_affected} files)")
+        print(
+            f"{label:<34} {run.cpu_s / max(affected_kb / 100, 1e-9):7.2f} cpu s per 100 KB "
+            f"of affected source ({affected_kb:.0f} KB in {n_affected} files)"
+        )
     ratio("whole modules / bodies left out", whole, m1_one, "(engine/elision.py)")
-    print(f"{'diff identical to whole modules':<34} {identical} ({len(reduced_diff)} bytes, {NO_ELISION_ENV}=1 for the other)")
+    print(
+        f"{'diff identical to whole modules':<34} {identical} ({len(reduced_diff)} bytes, {NO_ELISION_ENV}=1 for the other)"
+    )
     if m4 is not None and m4_one is not None:
         ratio("x4 tree, x4 affected / x1 tree", m4, m1, "(cost tracks affected files: ~4x)")
         ratio("x4 tree, x1 affected / x1 tree", m4_one, m1, "(not the tree size: ~1x)")
-    print(f"load average (1/5/15 min): before {' '.join(f'{x:.2f}' for x in load_before)}, "
-          f"after {' '.join(f'{x:.2f}' for x in load_after)}")
+    print(
+        f"load average (1/5/15 min): before {' '.join(f'{x:.2f}' for x in load_before)}, "
+        f"after {' '.join(f'{x:.2f}' for x in load_after)}"
+    )
     return 0
 
 

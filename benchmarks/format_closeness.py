@@ -30,13 +30,19 @@ from sglang_corpus import NEW_VERSION, OLD_VERSION, sglang_tree  # noqa: E402
 
 
 def added_lines(original: str, rewritten: str) -> list[str]:
-    return [line[1:] for line in difflib.unified_diff(original.splitlines(), rewritten.splitlines(), lineterm="", n=0)
-            if line.startswith("+") and not line.startswith("+++")]
+    return [
+        line[1:]
+        for line in difflib.unified_diff(original.splitlines(), rewritten.splitlines(), lineterm="", n=0)
+        if line.startswith("+") and not line.startswith("+++")
+    ]
 
 
 def differing_lines(ours: str, upstream: str) -> int:
-    return sum(1 for line in difflib.unified_diff(ours.splitlines(), upstream.splitlines(), lineterm="", n=0)
-               if line[:1] in "+-" and not line.startswith(("+++", "---")))
+    return sum(
+        1
+        for line in difflib.unified_diff(ours.splitlines(), upstream.splitlines(), lineterm="", n=0)
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    )
 
 
 def main() -> int:
@@ -74,8 +80,10 @@ def main() -> int:
                 row[1] += sum((Counter(added) & upstream_lines).values())
                 row[2] += differing_lines(text, upstream) if upstream else 0
     shutil.rmtree(scratch)
-    print(f"{'variant':18} {'added lines':>12} {'equal upstream':>15} {'share':>7} {'lines differing from upstream':>30} "
-          f"{'refused':>8}")
+    print(
+        f"{'variant':18} {'added lines':>12} {'equal upstream':>15} {'share':>7} {'lines differing from upstream':>30} "
+        f"{'refused':>8}"
+    )
     for name, (added, equal, differing, refused) in rows.items():
         print(f"{name:18} {added:12d} {equal:15d} {equal / max(added, 1):7.1%} {differing:30d} {refused:8d}")
     return 0

@@ -94,7 +94,9 @@ def _check_codes(keys: list[str]) -> None:
     for key in keys:
         if codemod_by_key(key) is None and key not in REVIEW_CODES:
             codemods = ", ".join(f"{c.CODE} ({c.NAME})" for c in sorted(ALL_CODEMODS, key=lambda c: c.CODE))
-            raise _fail(f"unknown codemod or review code {key!r}; codemods: {codemods}; review codes: {', '.join(sorted(REVIEW_CODES))}")
+            raise _fail(
+                f"unknown codemod or review code {key!r}; codemods: {codemods}; review codes: {', '.join(sorted(REVIEW_CODES))}"
+            )
 
 
 def _disabled_codemods(select: list[str], ignore: list[str]) -> frozenset[str]:
@@ -111,8 +113,7 @@ def _disabled_codemods(select: list[str], ignore: list[str]) -> frozenset[str]:
     disabled |= ignored | cascaded
     split = split_prerequisites(frozenset(disabled))
     if split:
-        raise _fail("a codemod cannot run without one it needs: " + "; ".join(split)
-                    + " (select them together)")
+        raise _fail("a codemod cannot run without one it needs: " + "; ".join(split) + " (select them together)")
     return frozenset(disabled)
 
 
@@ -143,23 +144,59 @@ def _refuse_for_stdin(jobs: Optional[int], allow_dirty: bool, runtime: Optional[
 @app.command()
 def rewrite(
     paths: List[Path] = typer.Argument(..., help="Files or folders to migrate.", show_default=False),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Write nothing; print a unified diff that `git apply` accepts."),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Write nothing; print a unified diff that `git apply` accepts."
+    ),
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 when any file would change."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: number of cores)."),
-    include: List[str] = typer.Option([], "--include", help="Only files matching this glob (gitignore syntax); repeatable."),
-    exclude: List[str] = typer.Option([], "--exclude", help="Skip files matching this glob (gitignore syntax); repeatable."),
+    jobs: Optional[int] = typer.Option(
+        None, "--jobs", "-j", min=1, help="Worker processes (default: number of cores)."
+    ),
+    include: List[str] = typer.Option(
+        [], "--include", help="Only files matching this glob (gitignore syntax); repeatable."
+    ),
+    exclude: List[str] = typer.Option(
+        [], "--exclude", help="Skip files matching this glob (gitignore syntax); repeatable."
+    ),
     output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", help="Report format on stdout."),
     allow_dirty: bool = typer.Option(False, "--allow-dirty", help="Rewrite files that have uncommitted changes."),
     no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
-    markers: Optional[bool] = typer.Option(None, "--markers/--no-markers", help="Write `# mwbmigrate: MWB1xx` review markers (default: the configuration's `markers`, else yes)."),
+    markers: Optional[bool] = typer.Option(
+        None,
+        "--markers/--no-markers",
+        help="Write `# mwbmigrate: MWB1xx` review markers (default: the configuration's `markers`, else yes).",
+    ),
     select: List[str] = typer.Option([], "--select", help="Run only these codemods / report only these review codes."),
     ignore: List[str] = typer.Option([], "--ignore", help="Skip these codemods / review codes."),
-    collapse_compat: bool = typer.Option(False, "--collapse-compat", help="Also rewrite version-gated compatibility code (hasattr/try-import/env switches) to the new API only."),
-    stdin_filename: str = typer.Option("<stdin>", "--stdin-filename", help="With PATH `-`: where the module lives (decides relative imports, the configuration, --include/--exclude and the paths reported)."),
-    target_version: Optional[TargetVersion] = typer.Option(None, "--target-version", help="SGLang API to produce: 0.5.13 (one-shot override fields on the batch, the default) or 0.5.16 (overrides as keyword arguments)."),
-    runtime: Optional[RuntimeMode] = typer.Option(None, "--runtime", help="How rewritten files reach the runtime helpers: import `mwbmigrate.runtime` (default), or vendor a private copy into their package."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Process every file, without the result cache of earlier runs ($MWBMIGRATE_CACHE_DIR, else $XDG_CACHE_HOME/mwbmigrate or ~/.cache/mwbmigrate)."),
-    format_changed: Optional[FormatChanged] = typer.Option(None, "--format-changed", help="Format only the statements the rewrite changed: with black, ruff, auto (the formatter the repository configures, else none) or none (default: the configuration's `format-changed`, else none)."),
+    collapse_compat: bool = typer.Option(
+        False,
+        "--collapse-compat",
+        help="Also rewrite version-gated compatibility code (hasattr/try-import/env switches) to the new API only.",
+    ),
+    stdin_filename: str = typer.Option(
+        "<stdin>",
+        "--stdin-filename",
+        help="With PATH `-`: where the module lives (decides relative imports, the configuration, --include/--exclude and the paths reported).",
+    ),
+    target_version: Optional[TargetVersion] = typer.Option(
+        None,
+        "--target-version",
+        help="SGLang API to produce: 0.5.13 (one-shot override fields on the batch, the default) or 0.5.16 (overrides as keyword arguments).",
+    ),
+    runtime: Optional[RuntimeMode] = typer.Option(
+        None,
+        "--runtime",
+        help="How rewritten files reach the runtime helpers: import `mwbmigrate.runtime` (default), or vendor a private copy into their package.",
+    ),
+    no_cache: bool = typer.Option(
+        False,
+        "--no-cache",
+        help="Process every file, without the result cache of earlier runs ($MWBMIGRATE_CACHE_DIR, else $XDG_CACHE_HOME/mwbmigrate or ~/.cache/mwbmigrate).",
+    ),
+    format_changed: Optional[FormatChanged] = typer.Option(
+        None,
+        "--format-changed",
+        help="Format only the statements the rewrite changed: with black, ruff, auto (the formatter the repository configures, else none) or none (default: the configuration's `format-changed`, else none).",
+    ),
 ) -> None:
     """Rewrite a codebase from ModelWorkerBatch to ScheduleBatch (in place unless --dry-run or --check).
 
@@ -191,9 +228,13 @@ def rewrite(
     jobs = jobs or config.jobs
     markers = config.markers if markers is None else markers
     target = target_version.value if target_version else config.target_version or DEFAULT_TARGET_VERSION
-    vendor_runtime = (runtime.value if runtime else config.runtime or RuntimeMode.import_.value) == RuntimeMode.vendor.value
-    formatter = _formatter(format_changed.value if format_changed else config.format_changed or "none",
-                           [Path(stdin_filename)] if from_stdin else paths)
+    vendor_runtime = (
+        runtime.value if runtime else config.runtime or RuntimeMode.import_.value
+    ) == RuntimeMode.vendor.value
+    formatter = _formatter(
+        format_changed.value if format_changed else config.format_changed or "none",
+        [Path(stdin_filename)] if from_stdin else paths,
+    )
     review_select = frozenset(k for k in select if k.startswith("MWB1")) or None
     options = TransformOptions(
         markers=markers,
@@ -214,7 +255,14 @@ def rewrite(
     bars: list[Progress] = []  # the bar the factory started, stopped whatever happens
 
     def progress_factory(total: int) -> Callable[[int], None]:
-        bar = Progress(TextColumn("rewrite"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=True)
+        bar = Progress(
+            TextColumn("rewrite"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        )
         bar.start()
         bars.append(bar)
         task = bar.add_task("files", total=total)
@@ -222,10 +270,16 @@ def rewrite(
 
     try:
         summary = run_rewrite(
-            paths, options, include=include, exclude=exclude, jobs=jobs,
+            paths,
+            options,
+            include=include,
+            exclude=exclude,
+            jobs=jobs,
             progress_factory=progress_factory if show_progress else None,
-            vendor_runtime=vendor_runtime, discovery=discovery,
-            cache=None if no_cache else ResultCache.default(), formatter=formatter,
+            vendor_runtime=vendor_runtime,
+            discovery=discovery,
+            cache=None if no_cache else ResultCache.default(),
+            formatter=formatter,
         )
     except DiscoveryError as error:
         raise _fail(str(error)) from error
@@ -237,8 +291,10 @@ def rewrite(
     vendored_changes = [v for v in summary.vendored if v.changed]
     if stdin_data is not None and writing and vendored_changes:
         folders = ", ".join(vendored_packages(summary))
-        raise _fail(f"{stdin_filename}: the vendored runtime {folders} is missing or out of date, and stdin writes "
-                    "nothing but the module; run `mwbmigrate rewrite` on the tree first")
+        raise _fail(
+            f"{stdin_filename}: the vendored runtime {folders} is missing or out of date, and stdin writes "
+            "nothing but the module; run `mwbmigrate rewrite` on the tree first"
+        )
     if stdin_data is None and writing and (summary.changed or vendored_changes) and not allow_dirty:
         # A refreshed vendored file is overwritten like a rewritten one: the same guard.
         refreshed = [Path(v.path) for v in vendored_changes if v.previous is not None]
@@ -246,7 +302,8 @@ def rewrite(
         if dirty:
             names = "\n  ".join(str(p) for p in dirty)
             raise _fail(
-                "refusing to rewrite files with uncommitted changes (commit or stash them, or pass --allow-dirty):\n  " + names
+                "refusing to rewrite files with uncommitted changes (commit or stash them, or pass --allow-dirty):\n  "
+                + names
             )
     if writing and stdin_data is not None:
         _print_module(summary, stdin_data, output_format is OutputFormat.text)
@@ -273,7 +330,9 @@ def rewrite(
             for result in summary.changed:
                 diff = file_diff(result)
                 sys.stdout.flush()
-                sys.stdout.buffer.write((colourise(diff) if colour else diff).encode(result.encoding, "surrogateescape"))
+                sys.stdout.buffer.write(
+                    (colourise(diff) if colour else diff).encode(result.encoding, "surrogateescape")
+                )
             for file in vendored_changes:
                 diff = vendored_diff(file)
                 sys.stdout.buffer.write((colourise(diff) if colour else diff).encode("utf-8", "surrogateescape"))
@@ -300,12 +359,21 @@ class VerifyFormat(str, enum.Enum):
 
 @app.command()
 def verify(
-    path: Optional[Path] = typer.Argument(None, help="A migrated tree to check statically (and whose own implementations to test when it is an importable SGLang tree)."),
-    gpu: GpuMode = typer.Option(GpuMode.auto, "--gpu", help="auto: run CUDA tests when CUDA is available; require: fail without CUDA; off: never."),
+    path: Optional[Path] = typer.Argument(
+        None,
+        help="A migrated tree to check statically (and whose own implementations to test when it is an importable SGLang tree).",
+    ),
+    gpu: GpuMode = typer.Option(
+        GpuMode.auto,
+        "--gpu",
+        help="auto: run CUDA tests when CUDA is available; require: fail without CUDA; off: never.",
+    ),
     junit_xml: Optional[Path] = typer.Option(None, "--junit-xml", help="Write a JUnit XML report for CI systems."),
     output_format: VerifyFormat = typer.Option(VerifyFormat.text, "--format", help="Summary format."),
     keyword: Optional[str] = typer.Option(None, "-k", help="Only suite tests matching this pytest -k expression."),
-    allow_review_markers: bool = typer.Option(False, "--allow-review-markers", help="Remaining `# mwbmigrate:` markers are listed but do not fail."),
+    allow_review_markers: bool = typer.Option(
+        False, "--allow-review-markers", help="Remaining `# mwbmigrate:` markers are listed but do not fail."
+    ),
 ) -> None:
     """Check a migrated tree and run the regression suite (exit 0 only when everything that ran passed)."""
     from mwbmigrate.verify.runner import run_verify
@@ -313,7 +381,11 @@ def verify(
     if path is not None and not path.exists():
         raise _fail(f"{path}: no such file or folder")
     code = run_verify(
-        path, gpu=gpu.value, junit_xml=junit_xml, fmt=output_format.value, keyword=keyword,
+        path,
+        gpu=gpu.value,
+        junit_xml=junit_xml,
+        fmt=output_format.value,
+        keyword=keyword,
         allow_review_markers=allow_review_markers,
     )
     raise typer.Exit(code)
@@ -345,7 +417,9 @@ def list_codemods() -> None:
 
 @app.command()
 def explain(
-    code: Optional[str] = typer.Argument(None, help="A codemod (MWB0xx or its name) or a review code (MWB1xx).", show_default=False),
+    code: Optional[str] = typer.Argument(
+        None, help="A codemod (MWB0xx or its name) or a review code (MWB1xx).", show_default=False
+    ),
     show_all: bool = typer.Option(False, "--all", help="Explain every codemod and review code."),
 ) -> None:
     """Explain a codemod or review code: what it means, a before/after example, what to do."""
@@ -355,7 +429,9 @@ def explain(
         raise _fail("give one CODE, or --all")
     text = explain_all() if code is None else explain_text(code)
     if text is None:
-        raise _fail(f"unknown code {code!r}; `mwbmigrate list-codemods` lists the codemods, `mwbmigrate explain --all` every code")
+        raise _fail(
+            f"unknown code {code!r}; `mwbmigrate list-codemods` lists the codemods, `mwbmigrate explain --all` every code"
+        )
     # Plain text: the examples are code, which rich markup would mangle.
     sys.stdout.write(text)
 

@@ -1,15 +1,15 @@
 """`[tool.mwbmigrate]` in the target's pyproject.toml; command-line flags override it.
 
-    [tool.mwbmigrate]
-    include = ["python/**"]
-    exclude = ["tests/fixtures/**"]
-    jobs = 4
-    select = []          # codemods (MWB0xx or name) / review codes (MWB1xx) to run only
-    ignore = ["docstrings"]
-    markers = true
-    target-version = "0.5.13"   # or "0.5.16": overrides as keyword arguments (see README)
-    runtime = "import"   # or "vendor": copy the runtime helpers into the tree (see README)
-    format-changed = "none"   # or "auto", "black", "ruff": format what the rewrite changed (see README)
+[tool.mwbmigrate]
+include = ["python/**"]
+exclude = ["tests/fixtures/**"]
+jobs = 4
+select = []          # codemods (MWB0xx or name) / review codes (MWB1xx) to run only
+ignore = ["docstrings"]
+markers = true
+target-version = "0.5.13"   # or "0.5.16": overrides as keyword arguments (see README)
+runtime = "import"   # or "vendor": copy the runtime helpers into the tree (see README)
+format-changed = "none"   # or "auto", "black", "ruff": format what the rewrite changed (see README)
 """
 
 from __future__ import annotations
@@ -28,7 +28,17 @@ from mwbmigrate.engine.discovery import find_git_root
 from mwbmigrate.engine.formatting import CHOICES as FORMAT_CHOICES
 
 RUNTIME_MODES = ("import", "vendor")
-KNOWN_KEYS = {"include", "exclude", "jobs", "select", "ignore", "markers", "runtime", "target-version", "format-changed"}
+KNOWN_KEYS = {
+    "include",
+    "exclude",
+    "jobs",
+    "select",
+    "ignore",
+    "markers",
+    "runtime",
+    "target-version",
+    "format-changed",
+}
 
 
 class ConfigError(Exception):
@@ -96,7 +106,7 @@ def load_config(paths: list[Path]) -> FileConfig:
         raise ConfigError(f"{pyproject}: [tool.mwbmigrate] markers must be true or false")
     runtime = table.get("runtime")
     if runtime is not None and runtime not in RUNTIME_MODES:
-        raise ConfigError(f"{pyproject}: [tool.mwbmigrate] runtime must be \"import\" or \"vendor\"")
+        raise ConfigError(f'{pyproject}: [tool.mwbmigrate] runtime must be "import" or "vendor"')
     target_version = table.get("target-version")
     if target_version is not None and target_version not in TARGET_VERSIONS:
         choices = ", ".join(f'"{v}"' for v in TARGET_VERSIONS)

@@ -61,7 +61,7 @@ def runtime_lines(summary: RunSummary, *, wrote: bool) -> list[str]:
 def colourise(diff: str) -> str:
     lines = []
     for line in diff.splitlines(keepends=True):
-        body, ending = line.rstrip("\r\n"), line[len(line.rstrip("\r\n")):]
+        body, ending = line.rstrip("\r\n"), line[len(line.rstrip("\r\n")) :]
         if line.startswith("+") and not line.startswith("+++"):
             body = f"{_GREEN}{body}{_RESET}"
         elif line.startswith("-") and not line.startswith("---"):
@@ -84,15 +84,29 @@ def summary_counts(summary: RunSummary) -> dict[str, int]:
 
 def render_summary(summary: RunSummary, console: Console, *, wrote: bool) -> None:
     for result in summary.failed:
-        console.print(f"[red]error[/red] {escape(result.display_path)}: {escape(result.error or '')}", markup=True, highlight=False)
+        console.print(
+            f"[red]error[/red] {escape(result.display_path)}: {escape(result.error or '')}",
+            markup=True,
+            highlight=False,
+        )
     for result in summary.results:
         if result.note:
-            console.print(f"[cyan]skipped[/cyan] {escape(result.display_path)}: {escape(result.note)}", markup=True, highlight=False)
+            console.print(
+                f"[cyan]skipped[/cyan] {escape(result.display_path)}: {escape(result.note)}",
+                markup=True,
+                highlight=False,
+            )
     for item in summary.review_items:
-        console.print(f"[yellow]{item.code}[/yellow] {escape(item.location())} {escape(item.message)}", markup=True, highlight=False)
+        console.print(
+            f"[yellow]{item.code}[/yellow] {escape(item.location())} {escape(item.message)}",
+            markup=True,
+            highlight=False,
+        )
     for file in summary.vendored:
         if file.error:
-            console.print(f"[red]error[/red] {escape(file.display_path)}: {escape(file.error)}", markup=True, highlight=False)
+            console.print(
+                f"[red]error[/red] {escape(file.display_path)}: {escape(file.error)}", markup=True, highlight=False
+            )
     for line in runtime_lines(summary, wrote=wrote):
         console.print(escape(line), markup=True, highlight=False)
     for note in summary.runtime_notes:
@@ -118,7 +132,13 @@ def render_json(summary: RunSummary, *, mode: str) -> str:
                 "diff": file_diff(r) or None,
                 "codemods": list(r.applied),
                 "review_items": [
-                    {"code": i.code, "line": i.line, "column": i.column, "message": i.message, "suggestion": i.suggestion}
+                    {
+                        "code": i.code,
+                        "line": i.line,
+                        "column": i.column,
+                        "message": i.message,
+                        "suggestion": i.suggestion,
+                    }
                     for i in r.review_items
                 ],
             }
@@ -166,7 +186,16 @@ def render_markdown(summary: RunSummary) -> str:
     for result in summary.changed:
         diff = file_diff(result)
         fence = "````" if "```" in diff else "```"
-        out += [f"<details><summary><code>{result.display_path}</code></summary>", "", f"{fence}diff", diff.rstrip("\n"), fence, "", "</details>", ""]
+        out += [
+            f"<details><summary><code>{result.display_path}</code></summary>",
+            "",
+            f"{fence}diff",
+            diff.rstrip("\n"),
+            fence,
+            "",
+            "</details>",
+            "",
+        ]
     out += _markdown_runtime(summary)
     return "\n".join(out) + "\n"
 
@@ -179,7 +208,10 @@ def _markdown_runtime(summary: RunSummary) -> list[str]:
     out = ["### Vendored runtime", ""]
     if summary.vendored:
         out += ["| file | status |", "|---|---|"]
-        out += [f"| `{v.display_path}` | {v.status}{': ' + _escape_cell(v.error) if v.error else ''} |" for v in summary.vendored]
+        out += [
+            f"| `{v.display_path}` | {v.status}{': ' + _escape_cell(v.error) if v.error else ''} |"
+            for v in summary.vendored
+        ]
         out.append("")
     out += [f"- {_escape_cell(note)}" for note in summary.runtime_notes]
     return out + ([""] if summary.runtime_notes else [])

@@ -53,19 +53,37 @@ class ReviewCode:
     collapse_compat: bool = False  # the example is what `--collapse-compat` produces
 
 
-def _code(code: str, title: str, meaning: str, before: str, after: str, what_to_do: str, *reported_by: str,
-          target_version: str = DEFAULT_TARGET_VERSION, setup: str = EXAMPLE_SETUP, collapse_compat: bool = False) -> ReviewCode:
+def _code(
+    code: str,
+    title: str,
+    meaning: str,
+    before: str,
+    after: str,
+    what_to_do: str,
+    *reported_by: str,
+    target_version: str = DEFAULT_TARGET_VERSION,
+    setup: str = EXAMPLE_SETUP,
+    collapse_compat: bool = False,
+) -> ReviewCode:
     # Examples are written indented inside the call; the registry keeps them flush left.
     return ReviewCode(
-        code, title, " ".join(meaning.split()), textwrap.dedent(before).strip("\n") + "\n",
-        textwrap.dedent(after).strip("\n") + "\n", " ".join(what_to_do.split()), reported_by, target_version, setup,
+        code,
+        title,
+        " ".join(meaning.split()),
+        textwrap.dedent(before).strip("\n") + "\n",
+        textwrap.dedent(after).strip("\n") + "\n",
+        " ".join(what_to_do.split()),
+        reported_by,
+        target_version,
+        setup,
         collapse_compat,
     )
 
 
 _CODES = (
     _code(
-        "MWB101", "`get_model_worker_batch()` kept: the snapshot and the live batch would differ",
+        "MWB101",
+        "`get_model_worker_batch()` kept: the snapshot and the live batch would differ",
         """The call is not removed because reading `batch` instead of the snapshot would change what is
         read: on some path from the call to a use of its result the batch certainly changes what that
         use observes (the receiver rebound or deleted, `batch.<attr>` written, by assignment, `setattr`
@@ -90,7 +108,8 @@ _CODES = (
         "worker-batch-calls",
     ),
     _code(
-        "MWB102", "old-object parameter renamed to `schedule_batch`, or not renamed, because `batch` is taken",
+        "MWB102",
+        "old-object parameter renamed to `schedule_batch`, or not renamed, because `batch` is taken",
         """The parameter holding the old object is normally renamed `batch`, as upstream did. The function
         already binds or reads `batch`, so it became `schedule_batch`; when that is taken too, or the
         function also binds the old name by `def`, `class` or `import`, nothing is renamed.""",
@@ -109,7 +128,8 @@ _CODES = (
         "parameter-renames",
     ),
     _code(
-        "MWB103", "a one-shot override not followed by exactly one consuming forward in the function",
+        "MWB103",
+        "a one-shot override not followed by exactly one consuming forward in the function",
         """On the old object `capture_hidden_mode`, `seq_lens_cpu_cache` and
         `return_hidden_states_before_norm` were set on a throw-away snapshot. In 0.5.13 they live on the
         long-lived `ScheduleBatch` and the next `ForwardBatch.init_new` consumes and resets them. Here no
@@ -132,7 +152,8 @@ _CODES = (
         "semantic-review",
     ),
     _code(
-        "MWB104", "a read of a value the old object derived (`capture_hidden_mode`, an overridden `seq_lens_cpu`)",
+        "MWB104",
+        "a read of a value the old object derived (`capture_hidden_mode`, an overridden `seq_lens_cpu`)",
         """`get_model_worker_batch()` computed `capture_hidden_mode` (from the spec info and the
         requests) and put an overriding `seq_lens_cpu_cache` into `seq_lens_cpu`. `ScheduleBatch` holds
         neither: its `capture_hidden_mode` is None unless just set, and its `seq_lens_cpu` is the
@@ -152,7 +173,8 @@ _CODES = (
         "semantic-review",
     ),
     _code(
-        "MWB105", "a read of `extend_seq_lens` / `extend_prefix_lens` / `extend_logprob_start_lens`, ungated now",
+        "MWB105",
+        "a read of `extend_seq_lens` / `extend_prefix_lens` / `extend_logprob_start_lens`, ungated now",
         """The old object set these to None in decode and idle batches; `ScheduleBatch.extend_lens` and
         `prefix_lens` are not gated on the forward mode, so they keep the last extend's values. An `is
         None` test on them no longer tells decode from extend.""",
@@ -174,7 +196,8 @@ _CODES = (
         "semantic-review",
     ),
     _code(
-        "MWB106", "a write to the former old object now mutates the scheduler's long-lived batch",
+        "MWB106",
+        "a write to the former old object now mutates the scheduler's long-lived batch",
         """Writes to the snapshot were thrown away after the forward. The same write on `ScheduleBatch`
         stays: the scheduler, the next forward, and the overlap thread all see it.""",
         """
@@ -192,7 +215,8 @@ _CODES = (
         "semantic-review",
     ),
     _code(
-        "MWB107", "`seq_lens_cpu_cache` used as a persistent cache; it is a one-shot override now",
+        "MWB107",
+        "`seq_lens_cpu_cache` used as a persistent cache; it is a one-shot override now",
         """`get_model_worker_batch(seq_lens_cpu_cache=batch.seq_lens_cpu_cache)`, or a write to
         `batch.seq_lens_cpu_cache` beside the old object, treats the field as a cache that survives
         forwards. In 0.5.13 the next `ForwardBatch.init_new` consumes it and resets it to None.""",
@@ -211,7 +235,8 @@ _CODES = (
         "semantic-review",
     ),
     _code(
-        "MWB108", "a keyword caller of a function whose parameter was renamed two different ways",
+        "MWB108",
+        "a keyword caller of a function whose parameter was renamed two different ways",
         """The definitions the call may reach rename `model_worker_batch` differently: SGLang's own
         method (`draft`, `forward_batch_generation`, …) takes `batch=` now, while the project's method
         of the same name became `schedule_batch` because `batch` was taken. The receiver does not say
@@ -233,7 +258,8 @@ _CODES = (
         "keyword-callers",
     ),
     _code(
-        "MWB109", "a write to `lora_ids` / `dllm_block_offsets`, which are no `ScheduleBatch` fields",
+        "MWB109",
+        "a write to `lora_ids` / `dllm_block_offsets`, which are no `ScheduleBatch` fields",
         """The old object computed `lora_ids` and `dllm_block_offsets` from the requests; reads are
         rewritten to that computation (`[req.lora_id for req in batch.reqs]`), but a write has nowhere
         to go: `ScheduleBatch` has no such field, and nothing reads one.""",
@@ -252,7 +278,8 @@ _CODES = (
         "field-renames",
     ),
     _code(
-        "MWB110", "an `isinstance(..., ModelWorkerBatch)` that was always false, outside a plain `if` test",
+        "MWB110",
+        "an `isinstance(..., ModelWorkerBatch)` that was always false, outside a plain `if` test",
         """The tested value only ever held `ScheduleBatch`es (it is annotated so), so the test was always
         false. A plain `if isinstance(x, ModelWorkerBatch):` loses its branch (its `else` is kept);
         anywhere else (an `assert`, a boolean expression, a conditional expression) the test is
@@ -272,7 +299,8 @@ _CODES = (
         "isinstance-checks",
     ),
     _code(
-        "MWB111", "`ModelWorkerBatch(...)` built directly: a `ScheduleBatch` cannot be built from those fields",
+        "MWB111",
+        "`ModelWorkerBatch(...)` built directly: a `ScheduleBatch` cannot be built from those fields",
         """A `ScheduleBatch` is built by the scheduler from requests, pools and allocators, not from the
         snapshot's fields, so the construction (usually a test fixture or fake) is left as it is, and so
         is the import it needs.""",
@@ -286,10 +314,12 @@ _CODES = (
         """,
         """Build what the code under test takes now: a `ScheduleBatch` (`ScheduleBatch.init_new(...)`,
         or a test double with the fields it reads), then drop the `ModelWorkerBatch` import.""",
-        "class-references", "imports",
+        "class-references",
+        "imports",
     ),
     _code(
-        "MWB112", "the former old object passed where a `ForwardBatch` is expected",
+        "MWB112",
+        "the former old object passed where a `ForwardBatch` is expected",
         """`ModelRunner.sample` and `compute_logprobs_only` take a `ForwardBatch` (second positional
         argument or `forward_batch=`). The old object happened to have the fields they read; the live
         `ScheduleBatch` does not, or has them with other meanings.""",
@@ -306,7 +336,8 @@ _CODES = (
         "semantic-review",
     ),
     _code(
-        "MWB113", "a public function's parameter was renamed: keyword callers outside the tree break",
+        "MWB113",
+        "a public function's parameter was renamed: keyword callers outside the tree break",
         """`model_worker_batch` became `batch` (or `schedule_batch`) in a function whose name does not
         start with `_`. Keyword callers inside the tree are rewritten (keyword-callers); code outside
         it that passes `model_worker_batch=` now gets a `TypeError`.""",
@@ -323,7 +354,8 @@ _CODES = (
         "parameter-renames",
     ),
     _code(
-        "MWB114", "a field only the old object had read on a parameter typed `Union[ScheduleBatch, ModelWorkerBatch]`",
+        "MWB114",
+        "a field only the old object had read on a parameter typed `Union[ScheduleBatch, ModelWorkerBatch]`",
         """The annotation collapses to `ScheduleBatch`, but a field only the old object had
         (`extend_seq_lens`, `extend_prefix_lens`, `lora_ids`, …) cannot be renamed: the value may have
         been a `ScheduleBatch` already, where the read would be wrong either way.""",
@@ -340,7 +372,8 @@ _CODES = (
         "semantic-review",
     ),
     _code(
-        "MWB115", "`model_worker_batch=` passed to a function not known to be renamed",
+        "MWB115",
+        "`model_worker_batch=` passed to a function not known to be renamed",
         """The callee is not defined in this tree and is not one of SGLang's functions that upstream
         renamed, so whether its parameter is still called `model_worker_batch` is unknown.""",
         """
@@ -356,7 +389,8 @@ _CODES = (
         "keyword-callers",
     ),
     _code(
-        "MWB116", "a one-shot override that override-moves could not move next to its consuming forward",
+        "MWB116",
+        "a one-shot override that override-moves could not move next to its consuming forward",
         """Exactly one forward consumes the override, as upstream expects, but something between the
         write and that call makes moving the write unsafe to prove: the batch is handed to another
         call (which may read or consume it), the field is read or written, the batch or a name the
@@ -380,7 +414,8 @@ _CODES = (
         "semantic-review",
     ),
     _code(
-        "MWB120", "a feature check on `get_model_worker_batch`, and the old API in the code it gates: kept",
+        "MWB120",
+        "a feature check on `get_model_worker_batch`, and the old API in the code it gates: kept",
         """`hasattr(batch, "get_model_worker_batch")` (or `getattr`, or a flag computed from one) means
         the code already runs on both APIs; rewriting the gated code would break its legacy branch. The
         gate's function (or, at module level, the statement) is left as it is unless `--collapse-compat`
@@ -402,7 +437,8 @@ _CODES = (
         "wild-shapes",
     ),
     _code(
-        "MWB121", "`ModelWorkerBatch` imported under `try/except ImportError`, and each use of it: kept",
+        "MWB121",
+        "`ModelWorkerBatch` imported under `try/except ImportError`, and each use of it: kept",
         """A guarded import is compatibility code for both APIs: on 0.5.13 the import fails and the
         fallback runs. The import and every use of the name are kept as they are.""",
         """
@@ -423,7 +459,8 @@ _CODES = (
         setup="",
     ),
     _code(
-        "MWB122", "an `if` on an environment variable or SGLang's version that chooses the old API: kept",
+        "MWB122",
+        "an `if` on an environment variable or SGLang's version that chooses the old API: kept",
         """A switch such as `os.environ.get("LEGACY_API")` or a comparison with `sglang.__version__`
         selects the old API at run time (one side uses it, the other does not); the code already runs on
         both APIs and is only reported (unless `--collapse-compat`). A debug or feature flag whose branch
@@ -446,7 +483,8 @@ _CODES = (
         setup="import os\n\n" + EXAMPLE_SETUP,
     ),
     _code(
-        "MWB123", "a class other than SGLang's `ScheduleBatch` defines `get_model_worker_batch`",
+        "MWB123",
+        "a class other than SGLang's `ScheduleBatch` defines `get_model_worker_batch`",
         """An adapter, a test fake or a `ScheduleBatch` subclass defines its own
         `get_model_worker_batch`. 0.5.13 neither has nor calls the method, so the definition is dead
         code after the migration, and calls on this class are kept (they are not SGLang's: MWB129).""",
@@ -465,7 +503,8 @@ _CODES = (
         "wild-shapes",
     ),
     _code(
-        "MWB124", "`get_model_worker_batch` assigned at run time (a lambda, `setattr`)",
+        "MWB124",
+        "`get_model_worker_batch` assigned at run time (a lambda, `setattr`)",
         """Code installs a `get_model_worker_batch` on an object at run time (often a test making a
         batch return a fake). 0.5.13 callers never call it, so the assignment no longer affects
         anything.""",
@@ -481,7 +520,8 @@ _CODES = (
         "wild-shapes",
     ),
     _code(
-        "MWB125", "a method replaced at run time by a function that takes the old object",
+        "MWB125",
+        "a method replaced at run time by a function that takes the old object",
         """A monkeypatch such as `TpModelWorker.forward_batch_generation = _traced`. The wrapper's
         parameter is renamed like any other, but from 0.5.13 on the wrapper receives the live
         `ScheduleBatch`, passed as `batch=` by keyword callers; anything it does to its argument now
@@ -502,7 +542,8 @@ _CODES = (
         setup=EXAMPLE_SETUP + "from sglang.srt.managers.tp_worker import TpModelWorker\n\n\n",
     ),
     _code(
-        "MWB126", "the string key `\"model_worker_batch\"`: SGLang 0.5.13 passes the batch as `batch`",
+        "MWB126",
+        'the string key `"model_worker_batch"`: SGLang 0.5.13 passes the batch as `batch`',
         """Strings are never rewritten. A wrapper that looks the argument up as
         `kwargs["model_worker_batch"]`, or a config or log key of that name, no longer finds it.""",
         """
@@ -519,7 +560,8 @@ _CODES = (
         "wild-shapes",
     ),
     _code(
-        "MWB127", "a stub of SGLang's `schedule_batch` module",
+        "MWB127",
+        "a stub of SGLang's `schedule_batch` module",
         """Tests stub `sglang.srt.managers.schedule_batch` (`sys.modules[...] = ...`, `ModuleType`, `stub.
         ModelWorkerBatch = ...`). Migrated code imports `ScheduleBatch` from it and never
         `ModelWorkerBatch`, so the stub may lack what the code needs now.""",
@@ -534,7 +576,8 @@ _CODES = (
         setup="import sys\nimport types\n\n" + EXAMPLE_SETUP,
     ),
     _code(
-        "MWB128", "a mock standing in for `get_model_worker_batch`, or specced on the old class",
+        "MWB128",
+        "a mock standing in for `get_model_worker_batch`, or specced on the old class",
         """`batch.get_model_worker_batch.return_value = fake`, `MagicMock(spec=ModelWorkerBatch)`,
         `patch.object(..., "get_model_worker_batch")`: 0.5.13 code never calls the method, so the mock
         is never used and the code under test receives the batch itself.""",
@@ -551,7 +594,8 @@ _CODES = (
         "wild-shapes",
     ),
     _code(
-        "MWB129", "`get_model_worker_batch()` on an object whose class, in the same module, defines its own: kept",
+        "MWB129",
+        "`get_model_worker_batch()` on an object whose class, in the same module, defines its own: kept",
         """The call reaches the module's own method (MWB123), not SGLang's, so it is not removed, and the
         name it binds is not merged into the receiver.""",
         """
@@ -571,7 +615,8 @@ _CODES = (
         "wild-shapes",
     ),
     _code(
-        "MWB130", "`ModelWorkerBatch(...)` keywords that have no `ScheduleBatch` field of that name",
+        "MWB130",
+        "`ModelWorkerBatch(...)` keywords that have no `ScheduleBatch` field of that name",
         """Accompanies MWB111: the marker lists each keyword of the construction with no field of the
         same name on `ScheduleBatch` and what became of it (`extend_seq_lens` → `extend_lens`,
         `lora_ids` computed from the requests, `bid` gone, `token_type_ids` removed in 0.5.13, …).""",
@@ -588,7 +633,8 @@ _CODES = (
         "wild-shapes",
     ),
     _code(
-        "MWB131", "a copy or serialisation of the former old object",
+        "MWB131",
+        "a copy or serialisation of the former old object",
         """`copy.copy`, `copy.deepcopy`, `dataclasses.replace`, `vars`, `pickle.dumps`, … of what was a
         per-forward snapshot now copies or serialises the scheduler's live `ScheduleBatch`, with its
         pools, allocators and requests: slow, large, or shared state where a copy was meant.""",
@@ -609,7 +655,8 @@ _CODES = (
         setup=EXAMPLE_SETUP.replace("from dataclasses", "import copy\nfrom dataclasses"),
     ),
     _code(
-        "MWB132", "a field or attribute typed with the old class: it will hold the live batch",
+        "MWB132",
+        "a field or attribute typed with the old class: it will hold the live batch",
         """The annotation becomes `ScheduleBatch`, so the record now keeps the scheduler's live batch,
         which keeps changing after the forward, where it kept a per-forward snapshot; copies and
         pickles of the record now copy the whole batch.""",
@@ -628,7 +675,8 @@ _CODES = (
         "wild-shapes",
     ),
     _code(
-        "MWB133", "a run-time type test, registration or key on the old class that would match `ScheduleBatch` now",
+        "MWB133",
+        "a run-time type test, registration or key on the old class that would match `ScheduleBatch` now",
         """`type(x) is ModelWorkerBatch`, `issubclass`, dispatch registrations, dict keys and attribute
         reads of the class: rewritten to `ScheduleBatch` they match the batch, which the old test never
         did; left alone they name a class 0.5.13 does not have.""",
@@ -645,7 +693,8 @@ _CODES = (
         "wild-shapes",
     ),
     _code(
-        "MWB134", "`model_worker_batch` bound by something other than `get_model_worker_batch()`: kept",
+        "MWB134",
+        "`model_worker_batch` bound by something other than `get_model_worker_batch()`: kept",
         """A name `model_worker_batch` bound by unpacking, a loop, a helper's return value, or an
         attribute of that name, is not provably SGLang's old object, so it is not renamed or merged;
         each use is marked.""",
@@ -664,7 +713,8 @@ _CODES = (
         "wild-shapes",
     ),
     _code(
-        "MWB135", "`get_model_worker_batch()` whose result is unpacked, stored in an attribute, or called on a non-name receiver",
+        "MWB135",
+        "`get_model_worker_batch()` whose result is unpacked, stored in an attribute, or called on a non-name receiver",
         """Only `x = name.get_model_worker_batch()` is tracked and merged. On `self.cur_batch`, into
         `self.last`, or unpacked with other values, the call is kept (or only inlined), and the
         result's uses are not migrated.""",
@@ -683,7 +733,8 @@ _CODES = (
         "wild-shapes",
     ),
     _code(
-        "MWB136", "an attribute of the old object that `ScheduleBatch` does not have",
+        "MWB136",
+        "an attribute of the old object that `ScheduleBatch` does not have",
         """`bid` and `launch_done` (older versions' fields) and the four fields removed in 0.5.13
         (`token_type_ids`, `dimensions`, `return_pooled_hidden_states`, `multi_item_delimiter_indices`)
         do not exist on `ScheduleBatch`: the read raises `AttributeError`, a write creates a stray
@@ -704,7 +755,8 @@ _CODES = (
         "wild-shapes",
     ),
     _code(
-        "MWB137", "an attribute that was no field of 0.5.12.post1's `ModelWorkerBatch` (fork-only state)",
+        "MWB137",
+        "an attribute that was no field of 0.5.12.post1's `ModelWorkerBatch` (fork-only state)",
         """A fork added its own attribute to the snapshot. `ScheduleBatch` may not have it, and a write
         now sets it on the live batch, where it outlives the forward.""",
         """
@@ -723,7 +775,8 @@ _CODES = (
         "wild-shapes",
     ),
     _code(
-        "MWB138", "an override write kept on the batch",
+        "MWB138",
+        "an override write kept on the batch",
         """0.5.16 has no override fields on `ScheduleBatch`: `ForwardBatch.init_new` and
         `forward_batch_generation` take them as keyword arguments. A write is folded into the call's
         keyword only from the statements right before it; this one is further away, in another
@@ -747,7 +800,8 @@ _CODES = (
         target_version="0.5.16",
     ),
     _code(
-        "MWB139", "a `seq_lens_cpu_cache` write: 0.5.16 has no such override",
+        "MWB139",
+        "a `seq_lens_cpu_cache` write: 0.5.16 has no such override",
         """0.5.16's `ForwardBatch.init_new` reads `batch.seq_lens_cpu` and has no `seq_lens_cpu_cache`
         override or keyword, so the write has no effect there.""",
         """
@@ -766,7 +820,8 @@ _CODES = (
         target_version="0.5.16",
     ),
     _code(
-        "MWB140", "`return_hidden_states_before_norm` written right before `forward_batch_generation`",
+        "MWB140",
+        "`return_hidden_states_before_norm` written right before `forward_batch_generation`",
         """0.5.16's `forward_batch_generation` takes only `capture_hidden_mode=`; only
         `ForwardBatch.init_new` takes `return_hidden_states_before_norm=`.""",
         """
@@ -787,7 +842,8 @@ _CODES = (
         target_version="0.5.16",
     ),
     _code(
-        "MWB141", "a call that may change the batch runs before a use of the former snapshot",
+        "MWB141",
+        "a call that may change the batch runs before a use of the former snapshot",
         """`get_model_worker_batch()` was dropped and its name now reads the live batch, but between the
         two a call receives the batch (or a method of it runs) and may change it: the snapshot would
         not have seen that change, the live batch does. The marker is on the call.""",
@@ -807,7 +863,8 @@ _CODES = (
         "worker-batch-calls",
     ),
     _code(
-        "MWB142", "the former snapshot is kept beyond its statement: it is the live batch now",
+        "MWB142",
+        "the former snapshot is kept beyond its statement: it is the live batch now",
         """The name that held the snapshot is stored, appended, returned or captured, so something keeps
         it; it now keeps the live `ScheduleBatch`, whose later changes show through it.""",
         """
@@ -825,7 +882,8 @@ _CODES = (
         "worker-batch-calls",
     ),
     _code(
-        "MWB144", "old-object parameter renamed to `schedule_batch`, or not renamed, because a nested scope would capture `batch`",
+        "MWB144",
+        "old-object parameter renamed to `schedule_batch`, or not renamed, because a nested scope would capture `batch`",
         """Renaming the parameter `batch` would change what a nested scope reads: a comprehension,
         lambda, nested function or class body in the function binds its own `batch` where it reads
         the parameter, or already reads another `batch` (the module's, a builtin) that the new
@@ -845,7 +903,8 @@ _CODES = (
         "parameter-renames",
     ),
     _code(
-        "MWB145", "`locals()` (or the like) sees the renamed parameter under its new name",
+        "MWB145",
+        "`locals()` (or the like) sees the renamed parameter under its new name",
         """The parameter was renamed `batch`, but code that looks names up dynamically (`locals()`,
         `vars()`, `frame.f_locals`, …) finds it under the new name only.""",
         """
@@ -860,7 +919,8 @@ _CODES = (
         "parameter-renames",
     ),
     _code(
-        "MWB146", "`ModelWorkerBatch` re-exported: the import is kept, and fails on 0.5.13",
+        "MWB146",
+        "`ModelWorkerBatch` re-exported: the import is kept, and fails on 0.5.13",
         """The module lists the class in `__all__` (or computes `__all__` from its own names), or
         imports it `as ModelWorkerBatch`, PEP 484's explicit re-export: other modules import the
         class from here. Removing the import as unused would break them with nothing said; keeping
@@ -881,7 +941,8 @@ _CODES = (
         setup="",
     ),
     _code(
-        "MWB146", "`ModelWorkerBatch` re-exported: the import is kept, not removed as unused",
+        "MWB146",
+        "`ModelWorkerBatch` re-exported: the import is kept, not removed as unused",
         """The module lists the class in `__all__` (or imports it `as ModelWorkerBatch`, PEP 484's
         explicit re-export), so other modules may import it from here. Removing the import would break
         them with nothing said; keeping it fails too, since SGLang 0.5.13 has no such class.""",
@@ -901,7 +962,8 @@ _CODES = (
         setup="",
     ),
     _code(
-        "MWB147", "`model_worker_batch=` kept: the call cannot be pinned to the renamed function of that name",
+        "MWB147",
+        "`model_worker_batch=` kept: the call cannot be pinned to the renamed function of that name",
         """A function of this name was renamed in the project, but the call's receiver is unknown (or a
         subclass here overrides the method differently), so the keyword is not renamed: the call may
         reach that function, which takes `batch=` now, or another one.""",
@@ -921,7 +983,8 @@ _CODES = (
         "keyword-callers",
     ),
     _code(
-        "MWB148", "`lora_ids` / `dllm_block_offsets` changed in place: kept",
+        "MWB148",
+        "`lora_ids` / `dllm_block_offsets` changed in place: kept",
         """These are computed from the requests on `ScheduleBatch`; a list rebuilt at each read would
         drop an in-place change (`.append`, item assignment), so the code is kept as it is.""",
         """
@@ -939,7 +1002,8 @@ _CODES = (
         "field-renames",
     ),
     _code(
-        "MWB149", "`lora_ids` / `dllm_block_offsets` handed on: it is a new list at each read now",
+        "MWB149",
+        "`lora_ids` / `dllm_block_offsets` handed on: it is a new list at each read now",
         """The read became `[req.lora_id for req in batch.reqs]`, a fresh list each time; a callee that
         changes or keeps the list no longer changes the batch or what a later read sees.""",
         """
@@ -957,7 +1021,8 @@ _CODES = (
         "field-renames",
     ),
     _code(
-        "MWB150", "`isinstance(x, ModelWorkerBatch)` where `x` may have held a ScheduleBatch too",
+        "MWB150",
+        "`isinstance(x, ModelWorkerBatch)` where `x` may have held a ScheduleBatch too",
         """After the migration the old object is the ScheduleBatch it came from, so a value that held
         either can no longer be told apart. A plain `if` test on a `Union[ScheduleBatch,
         ModelWorkerBatch]` parameter (or on a value the function also calls `get_model_worker_batch()`
@@ -980,7 +1045,8 @@ _CODES = (
         "isinstance-checks",
     ),
     _code(
-        "MWB151", "old API left on a statement that no other rule migrated or reported",
+        "MWB151",
+        "old API left on a statement that no other rule migrated or reported",
         """A coverage hole: a code token still names SGLang's old class or `get_model_worker_batch`, and
         no codemod rewrote or marked it. It breaks on 0.5.13.""",
         """
@@ -996,7 +1062,8 @@ _CODES = (
         "coverage-holes",
     ),
     _code(
-        "MWB154", "a version gate `--collapse-compat` could not collapse: kept for both APIs",
+        "MWB154",
+        "a version gate `--collapse-compat` could not collapse: kept for both APIs",
         """`--collapse-compat` keeps the side of each gate that runs on 0.5.13. Here it cannot tell
         which side that is: a flag stored on an attribute, a test it cannot evaluate (it could raise on
         0.5.13), a guarded import whose fallback is not `None` or that something else still reads, an
@@ -1025,7 +1092,8 @@ _CODES = (
         collapse_compat=True,
     ),
     _code(
-        "MWB155", "a version-gated SGLang override keeps `model_worker_batch`, which 0.5.13 passes as `batch=`",
+        "MWB155",
+        "a version-gated SGLang override keeps `model_worker_batch`, which 0.5.13 passes as `batch=`",
         """A gate's function is left as it is, parameters included. When that function overrides one
         whose parameter SGLang renamed (`forward_batch_generation`, `draft`, ...), SGLang 0.5.13 and
         every keyword caller the migration moved to `batch=` no longer match it.""",
@@ -1049,7 +1117,8 @@ _CODES = (
         setup="from sglang.srt.managers.tp_worker import TpModelWorker\n\n\n",
     ),
     _code(
-        "MWB156", "`model_worker_batch=` kept in version-gated code",
+        "MWB156",
+        "`model_worker_batch=` kept in version-gated code",
         """A gate's function is left as it is, keyword arguments included, while the function it calls
         may be migrated (this project's helper, or SGLang's own, renamed `batch` in 0.5.13): the call
         then fails with an unexpected keyword.""",
@@ -1075,7 +1144,8 @@ _CODES = (
         "wild-shapes",
     ),
     _code(
-        "MWB151", "old API left in place with nothing else said about it (a coverage hole)",
+        "MWB151",
+        "old API left in place with nothing else said about it (a coverage hole)",
         """The end check found a code token that still names SGLang's old class or method (a name,
         `module.ModelWorkerBatch`, an import, a string annotation, a type comment, a reference to
         `get_model_worker_batch` that is not called on the spot, an `@overload` stub keeping
@@ -1096,7 +1166,8 @@ _CODES = (
         "coverage-holes",
     ),
     _code(
-        "MWB152", "the old class used as a run-time value: it is ScheduleBatch there now",
+        "MWB152",
+        "the old class used as a run-time value: it is ScheduleBatch there now",
         """The class is rewritten to `ScheduleBatch`, but here it is a value, not a type: a base
         class, an argument, a parameter default, a key or element of a container, or a public alias
         other modules import. Whatever receives it now gets `ScheduleBatch`, which the old class
@@ -1115,7 +1186,8 @@ _CODES = (
         "class-references",
     ),
     _code(
-        "MWB153", "a parameter typed with the old class only by a signature type comment",
+        "MWB153",
+        "a parameter typed with the old class only by a signature type comment",
         """`# type: (ModelWorkerBatch, ...) -> ...` types the parameter, but the migration reads
         annotations: the parameter is neither renamed nor are its old fields (`extend_seq_lens`,
         `lora_ids`, ...) rewritten, though callers now pass the live `ScheduleBatch`. The comment
@@ -1151,8 +1223,9 @@ def is_known_code(key: str) -> bool:
 
 def _fill(text: str, indent: str = "") -> str:
     # Hyphens stay: a wrapped `old-API` or `--target-version` would no longer read (or grep) as one word.
-    return textwrap.fill(text, 100, initial_indent=indent, subsequent_indent=indent,
-                         break_on_hyphens=False, break_long_words=False)
+    return textwrap.fill(
+        text, 100, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False
+    )
 
 
 def _indented(text: str) -> str:
@@ -1162,24 +1235,33 @@ def _indented(text: str) -> str:
 def _explain_review_code(entry: ReviewCode) -> str:
     codes = {codemod.NAME: codemod.CODE for codemod in ALL_CODEMODS}  # tests check every name is registered
     reported_by = ", ".join(f"{name} ({codes[name]})" for name in entry.reported_by)
-    version_note = f" (only with --target-version {entry.target_version})" if entry.target_version != DEFAULT_TARGET_VERSION else ""
-    return "\n".join([
-        f"{entry.code}  {entry.title}",
-        f"review code, reported by {reported_by}{version_note}",
-        "",
-        _fill(entry.meaning),
-        "",
-        "Example, before:",
-        _indented(entry.example_before),
-        "",
-        "after `mwbmigrate rewrite` (left as shown, with a marker):",
-        _indented(entry.example_after),
-        "",
-        "What to do:",
-        _fill(entry.what_to_do, "    "),
-        "",
-        f"Once resolved, delete the `# mwbmigrate: {entry.code}` marker; `--ignore {entry.code}` stops reporting it.",
-    ]) + "\n"
+    version_note = (
+        f" (only with --target-version {entry.target_version})"
+        if entry.target_version != DEFAULT_TARGET_VERSION
+        else ""
+    )
+    return (
+        "\n".join(
+            [
+                f"{entry.code}  {entry.title}",
+                f"review code, reported by {reported_by}{version_note}",
+                "",
+                _fill(entry.meaning),
+                "",
+                "Example, before:",
+                _indented(entry.example_before),
+                "",
+                "after `mwbmigrate rewrite` (left as shown, with a marker):",
+                _indented(entry.example_after),
+                "",
+                "What to do:",
+                _fill(entry.what_to_do, "    "),
+                "",
+                f"Once resolved, delete the `# mwbmigrate: {entry.code}` marker; `--ignore {entry.code}` stops reporting it.",
+            ]
+        )
+        + "\n"
+    )
 
 
 def _explain_codemod(codemod: type[MigrationCodemod]) -> str:
@@ -1201,7 +1283,9 @@ def _explain_codemod(codemod: type[MigrationCodemod]) -> str:
         f"    `--select` / `--ignore` take its code or its name ({codemod.CODE}, {codemod.NAME}).",
     ]
     if reported:
-        lines.append(f"    Sites it leaves as they are carry a marker; see `mwbmigrate explain CODE` for {', '.join(reported)}.")
+        lines.append(
+            f"    Sites it leaves as they are carry a marker; see `mwbmigrate explain CODE` for {', '.join(reported)}."
+        )
     return "\n".join(lines) + "\n"
 
 

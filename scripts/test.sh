@@ -8,6 +8,10 @@ python3 -m venv .venv
 # The CPU wheel of torch 2.13.0; an unpinned torch would pull a multi-GB CUDA build.
 .venv/bin/python -m pip install --quiet torch==2.13.0
 .venv/bin/python -m pip install --quiet -e '.[verify,dev]'
+# The package ships py.typed: it type-checks strictly, and lint and format are gates too.
+.venv/bin/python -m mypy --strict mwbmigrate
+.venv/bin/python -m ruff check mwbmigrate tests benchmarks scripts
+.venv/bin/python -m ruff format --check mwbmigrate tests benchmarks scripts
 # Two workers (CI has two cores); a test module stays on one worker, so each module-scoped corpus tree is
 # built once; the session's migrated tree is shared between workers (tests/corpus/conftest.py).
 exec .venv/bin/python -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=10 "$@"

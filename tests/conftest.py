@@ -7,7 +7,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "codemods"))
 sys.path.insert(0, str(Path(__file__).resolve().parent / "corpus"))
 
 
-
 import pytest  # noqa: E402
 
 

@@ -30,10 +30,20 @@ def _download_wheel(version: str, wheel_dir: Path) -> Path:
         return existing[0]
     wheel_dir.mkdir(parents=True, exist_ok=True)
     command = [
-        sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
-        "--only-binary=:all:", "--python-version", "3.11",
-        "--platform", "manylinux_2_34_x86_64",
-        "-d", str(wheel_dir), f"sglang=={version}",
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--quiet",
+        "--only-binary=:all:",
+        "--python-version",
+        "3.11",
+        "--platform",
+        "manylinux_2_34_x86_64",
+        "-d",
+        str(wheel_dir),
+        f"sglang=={version}",
     ]
     completed = subprocess.run(command, capture_output=True, text=True)
     found = sorted(wheel_dir.glob(f"sglang-{version}-*.whl"))

@@ -103,15 +103,20 @@ def test_review_code_example_is_what_rewrite_does(tmp_path, code):
     options = TransformOptions(target_version=entry.target_version, collapse_compat=entry.collapse_compat)
     output = _rewrite(tmp_path, entry.setup + entry.example_before, options)
     shown = _lines_and_codes(entry.example_after)
-    tail = "\n".join(output.splitlines()[-len(shown):])
-    assert _lines_and_codes(tail) == shown, f"make {code}'s example_after in mwbmigrate/review.py what rewrite does now:\n{tail}"
+    tail = "\n".join(output.splitlines()[-len(shown) :])
+    assert _lines_and_codes(tail) == shown, (
+        f"make {code}'s example_after in mwbmigrate/review.py what rewrite does now:\n{tail}"
+    )
 
 
 @pytest.mark.parametrize("code", sorted(REVIEW_CODES))
 def test_review_code_is_reported_by_the_codemods_it_names(tmp_path, code):
     """Without the codemods in `reported_by`, the example carries no such marker."""
     entry = REVIEW_CODES[code]
-    options = TransformOptions(target_version=entry.target_version, disabled=frozenset(entry.reported_by),
-                               collapse_compat=entry.collapse_compat)
+    options = TransformOptions(
+        target_version=entry.target_version,
+        disabled=frozenset(entry.reported_by),
+        collapse_compat=entry.collapse_compat,
+    )
     output = _rewrite(tmp_path, entry.setup + entry.example_before, options)
     assert f"# mwbmigrate: {code} " not in output

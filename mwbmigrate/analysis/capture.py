@@ -34,10 +34,18 @@ if TYPE_CHECKING:
 ScopeOf = Callable[[cst.CSTNode], "Scope | None"]
 
 # Calls that read a function's variables by name: renaming a variable changes what they see.
-_DYNAMIC_READS = frozenset({
-    "builtins.locals", "builtins.vars", "builtins.dir", "builtins.eval", "builtins.exec",
-    "sys._getframe", "inspect.currentframe", "inspect.stack",
-})
+_DYNAMIC_READS = frozenset(
+    {
+        "builtins.locals",
+        "builtins.vars",
+        "builtins.dir",
+        "builtins.eval",
+        "builtins.exec",
+        "sys._getframe",
+        "inspect.currentframe",
+        "inspect.stack",
+    }
+)
 # `vars(x)` and `dir(x)` read an object, not the caller's variables.
 _ONLY_WITHOUT_ARGUMENTS = {"builtins.vars", "builtins.dir"}
 _DYNAMIC_CALLEES = {name.rsplit(".", 1)[-1] for name in _DYNAMIC_READS}

@@ -74,22 +74,76 @@ WHOLE_OBJECT = frozenset(
 ) | {f"{root}.*" for root in DEEP_ROOTS}
 CONSUMED_WHOLE = WHOLE_OBJECT | frozenset(ONE_SHOT_OVERRIDES)
 # Builtins that neither change their arguments nor keep them.
-PURE_BUILTINS = frozenset({
-    "len", "isinstance", "issubclass", "hasattr", "getattr", "id", "type", "repr", "str", "bool", "int",
-    "float", "print", "any", "all", "sum", "min", "max", "sorted", "enumerate", "zip", "range", "list",
-    "tuple", "set", "frozenset", "dict", "iter", "hash", "format", "callable", "reversed",
-})
+PURE_BUILTINS = frozenset(
+    {
+        "len",
+        "isinstance",
+        "issubclass",
+        "hasattr",
+        "getattr",
+        "id",
+        "type",
+        "repr",
+        "str",
+        "bool",
+        "int",
+        "float",
+        "print",
+        "any",
+        "all",
+        "sum",
+        "min",
+        "max",
+        "sorted",
+        "enumerate",
+        "zip",
+        "range",
+        "list",
+        "tuple",
+        "set",
+        "frozenset",
+        "dict",
+        "iter",
+        "hash",
+        "format",
+        "callable",
+        "reversed",
+    }
+)
 # Methods that keep their argument in a container or hand it to another thread.
-STORING_METHODS = frozenset({
-    "append", "appendleft", "extend", "extendleft", "insert", "add", "put", "put_nowait", "push",
-    "setdefault", "update", "send", "submit", "__setitem__",
-})
+STORING_METHODS = frozenset(
+    {
+        "append",
+        "appendleft",
+        "extend",
+        "extendleft",
+        "insert",
+        "add",
+        "put",
+        "put_nowait",
+        "push",
+        "setdefault",
+        "update",
+        "send",
+        "submit",
+        "__setitem__",
+    }
+)
 # Builtins whose result holds the very items of their argument: `for i, req in enumerate(batch.reqs)`.
 _ITERATING_BUILTINS = frozenset({"enumerate", "zip", "list", "tuple", "iter", "reversed", "sorted", "filter"})
 _TRANSPARENT = (cst.IfExp, cst.BooleanOperation)  # the value of the expression may be the name itself
 _DISPLAYS = (
-    cst.Tuple, cst.List, cst.Set, cst.Dict, cst.Element, cst.DictElement, cst.StarredElement,
-    cst.StarredDictElement, cst.ListComp, cst.SetComp, cst.DictComp,
+    cst.Tuple,
+    cst.List,
+    cst.Set,
+    cst.Dict,
+    cst.Element,
+    cst.DictElement,
+    cst.StarredElement,
+    cst.StarredDictElement,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
 )
 
 
@@ -315,7 +369,9 @@ class _UnitScan(cst.CSTVisitor):
         self.stack.append(node)  # on_leave pops it, children visited or not
         flow = self.flow
         if node in flow.rebinding_nodes:
-            self.writes.append(flow.mutation(self.statement, f"`{flow.receiver}` is rebound", {ANY_FIELD, REBOUND}, True))
+            self.writes.append(
+                flow.mutation(self.statement, f"`{flow.receiver}` is rebound", {ANY_FIELD, REBOUND}, True)
+            )
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             # A nested def: its decorators run now, its body later; a class body runs now, but
             # what it could do to the batch is left to its captures.
@@ -324,7 +380,8 @@ class _UnitScan(cst.CSTVisitor):
                 decorator.visit(self)
             return False
         if isinstance(node, cst.Lambda) or (
-            isinstance(node, cst.GeneratorExp) and not isinstance(self.stack[-2] if len(self.stack) > 1 else None, cst.Arg)
+            isinstance(node, cst.GeneratorExp)
+            and not isinstance(self.stack[-2] if len(self.stack) > 1 else None, cst.Arg)
         ):
             self._captured(node)
             return False
@@ -381,7 +438,9 @@ class _UnitScan(cst.CSTVisitor):
         for name in _bound_names(node.target):
             self._targets.add(id(name))
             if name.value == self.flow.receiver:
-                self.writes.append(self.flow.mutation(self.statement, f"`{self.flow.receiver}` is deleted", {ANY_FIELD, REBOUND}, True))
+                self.writes.append(
+                    self.flow.mutation(self.statement, f"`{self.flow.receiver}` is deleted", {ANY_FIELD, REBOUND}, True)
+                )
             elif name.value in self.flow.snapshot_names:
                 self.flow.report.deleted.append((name.value, self.statement))
                 self.unbound.append(name.value)
@@ -425,7 +484,13 @@ class _UnitScan(cst.CSTVisitor):
             if isinstance(parent, cst.Attribute) and parent.value is child and id(parent) in self._targets:
                 return  # `mwb.x = v` writes the old object: MWB106's side, not a read
             if isinstance(parent, cst.Attribute) and parent.value is child and not contained:
-                self.uses.append((name.value, SNAPSHOT_SOURCES.get(parent.attr.value, frozenset({parent.attr.value})), parent.attr.value))
+                self.uses.append(
+                    (
+                        name.value,
+                        SNAPSHOT_SOURCES.get(parent.attr.value, frozenset({parent.attr.value})),
+                        parent.attr.value,
+                    )
+                )
                 return
             if isinstance(parent, _TRANSPARENT) and child is not getattr(parent, "test", None):
                 child = parent
@@ -562,7 +627,9 @@ class _SnapshotFlow:
             what = "an item"
         if roots:
             shown = " / ".join(f"`{r}`" for r in sorted(roots))
-            return Mutation(statement, f"{what} of the batch's {shown} is {verb}", frozenset(f"{r}.*" for r in roots), True)
+            return Mutation(
+                statement, f"{what} of the batch's {shown} is {verb}", frozenset(f"{r}.*" for r in roots), True
+            )
         return None
 
     def call_mutation(self, call: cst.Call, statement: cst.CSTNode) -> Mutation | None:
@@ -574,8 +641,15 @@ class _SnapshotFlow:
                 attribute = call.args[1].value if len(call.args) > 1 else None
                 name = attribute.evaluated_value if isinstance(attribute, cst.SimpleString) else None
                 if isinstance(name, str):  # a bytes name is no attribute: any field, as for a computed one
-                    return Mutation(statement, f"`{func.value}()` changes `{self.receiver}.{name}`", frozenset({name}), True)
-                return Mutation(statement, f"`{func.value}()` changes an attribute of `{self.receiver}`", frozenset({ANY_FIELD}), True)
+                    return Mutation(
+                        statement, f"`{func.value}()` changes `{self.receiver}.{name}`", frozenset({name}), True
+                    )
+                return Mutation(
+                    statement,
+                    f"`{func.value}()` changes an attribute of `{self.receiver}`",
+                    frozenset({ANY_FIELD}),
+                    True,
+                )
         pure = self.is_builtin(func) and func.value in PURE_BUILTINS
         if isinstance(func, cst.Attribute):
             obj = func.value
@@ -583,13 +657,22 @@ class _SnapshotFlow:
             if isinstance(obj, cst.Name) and root in live:
                 if func.attr.value == OLD_METHOD:
                     return None
-                return Mutation(statement, f"`{root}.{func.attr.value}()` may change the batch", frozenset({ANY_FIELD}), False)
+                return Mutation(
+                    statement, f"`{root}.{func.attr.value}()` may change the batch", frozenset({ANY_FIELD}), False
+                )
             if root in live and first is None and steps:
-                return Mutation(statement, f"a method on an item of `{root}` may change the batch", frozenset({ANY_FIELD}), False)
+                return Mutation(
+                    statement, f"a method on an item of `{root}` may change the batch", frozenset({ANY_FIELD}), False
+                )
             roots = self.holders.deep_roots_in(obj)
             if roots:
                 shown = " / ".join(f"`{r}`" for r in sorted(roots))
-                return Mutation(statement, f"`{func.attr.value}()` may change the batch's {shown}", frozenset(f"{r}.*" for r in roots), False)
+                return Mutation(
+                    statement,
+                    f"`{func.attr.value}()` may change the batch's {shown}",
+                    frozenset(f"{r}.*" for r in roots),
+                    False,
+                )
         if pure:
             return None
         callee = callee_name(call) or "a call"
@@ -597,17 +680,34 @@ class _SnapshotFlow:
             value = argument.value
             names, _ = _transparent_names(value)
             if names & live:
-                return Mutation(statement, f"`{self.receiver}` is passed to `{callee}()`", frozenset({ANY_FIELD}), False)
+                return Mutation(
+                    statement, f"`{self.receiver}` is passed to `{callee}()`", frozenset({ANY_FIELD}), False
+                )
             roots = self.holders.deep_roots_in(value)
             if roots:
                 shown = " / ".join(f"`{r}`" for r in sorted(roots))
-                return Mutation(statement, f"the batch's {shown} is passed to `{callee}()`", frozenset(f"{r}.*" for r in roots), False)
+                return Mutation(
+                    statement,
+                    f"the batch's {shown} is passed to `{callee}()`",
+                    frozenset(f"{r}.*" for r in roots),
+                    False,
+                )
         if self.closure_sees_batch:
-            return Mutation(statement, f"`{callee}()` may run a nested function that changes `{self.receiver}`", frozenset({ANY_FIELD}), False)
+            return Mutation(
+                statement,
+                f"`{callee}()` may run a nested function that changes `{self.receiver}`",
+                frozenset({ANY_FIELD}),
+                False,
+            )
         return None
 
     def suspension(self, statement: cst.CSTNode, keyword: str) -> Mutation:
-        return Mutation(statement, f"the function is suspended at `{keyword}`, and the batch may change meanwhile", frozenset({ANY_FIELD}), False)
+        return Mutation(
+            statement,
+            f"the function is suspended at `{keyword}`, and the batch may change meanwhile",
+            frozenset({ANY_FIELD}),
+            False,
+        )
 
     def escape(self, name: str, statement: cst.CSTNode, how: str) -> None:
         self._escapes.setdefault((name, id(statement)), Escape(name, statement, how))
@@ -617,7 +717,9 @@ class _SnapshotFlow:
 
     # -- the walk ------------------------------------------------------------------------------
     def run(self) -> SnapshotReport:
-        self._block(self.function.body.body if isinstance(self.function.body, cst.IndentedBlock) else [self.function.body], {})
+        self._block(
+            self.function.body.body if isinstance(self.function.body, cst.IndentedBlock) else [self.function.body], {}
+        )
         self.report.hazards = list(self._hazards.values())
         self.report.escapes = list(self._escapes.values())
         return self.report
@@ -712,7 +814,9 @@ class _SnapshotFlow:
             return self._try(statement, state)
         if isinstance(statement, cst.Match):
             state = self._unit(statement.subject, statement, state)
-            outs = [self._body(case.body, self._unit(case.pattern, statement, state), statement) for case in statement.cases]
+            outs = [
+                self._body(case.body, self._unit(case.pattern, statement, state), statement) for case in statement.cases
+            ]
             return _join(state, *outs)
         # A nested def or class: decorators, defaults and a class body run now; captures are noted.
         return self._unit(statement, statement, state)

@@ -54,19 +54,61 @@ UPSTREAM_RENAMED_PARAMETERS: dict[str, dict[str, str]] = {
 }
 # The 51 fields of 0.5.12.post1's ModelWorkerBatch (migration spec, section 2): what a use of the
 # whole old object could observe.
-OLD_OBJECT_FIELDS = frozenset({
-    "forward_mode", "input_ids", "req_pool_indices", "seq_lens", "out_cache_loc", "seq_lens_cpu",
-    "seq_lens_sum", "return_logprob", "top_logprobs_nums", "token_ids_logprobs", "global_num_tokens",
-    "global_num_tokens_for_logprob", "is_extend_in_batch", "all_extend_in_batch", "can_run_dp_cuda_graph",
-    "tbo_split_seq_index", "global_forward_mode", "extend_num_tokens", "extend_seq_lens",
-    "extend_prefix_lens", "extend_logprob_start_lens", "extend_input_logprob_token_ids",
-    "multimodal_inputs", "encoder_cached", "encoder_lens", "encoder_lens_cpu", "encoder_out_cache_loc",
-    "lora_ids", "sampling_info", "input_embeds", "replace_embeds", "replace_positions", "ne_token_table",
-    "token_type_ids", "dimensions", "return_pooled_hidden_states", "multi_item_delimiter_indices",
-    "spec_algorithm", "spec_info", "hicache_consumer_index", "capture_hidden_mode", "is_prefill_only",
-    "dllm_block_offsets", "dllm_config", "reqs", "has_grammar", "mamba_track_indices", "mamba_track_mask",
-    "mamba_track_seqlens", "return_hidden_states_before_norm", "orig_seq_lens",
-})
+OLD_OBJECT_FIELDS = frozenset(
+    {
+        "forward_mode",
+        "input_ids",
+        "req_pool_indices",
+        "seq_lens",
+        "out_cache_loc",
+        "seq_lens_cpu",
+        "seq_lens_sum",
+        "return_logprob",
+        "top_logprobs_nums",
+        "token_ids_logprobs",
+        "global_num_tokens",
+        "global_num_tokens_for_logprob",
+        "is_extend_in_batch",
+        "all_extend_in_batch",
+        "can_run_dp_cuda_graph",
+        "tbo_split_seq_index",
+        "global_forward_mode",
+        "extend_num_tokens",
+        "extend_seq_lens",
+        "extend_prefix_lens",
+        "extend_logprob_start_lens",
+        "extend_input_logprob_token_ids",
+        "multimodal_inputs",
+        "encoder_cached",
+        "encoder_lens",
+        "encoder_lens_cpu",
+        "encoder_out_cache_loc",
+        "lora_ids",
+        "sampling_info",
+        "input_embeds",
+        "replace_embeds",
+        "replace_positions",
+        "ne_token_table",
+        "token_type_ids",
+        "dimensions",
+        "return_pooled_hidden_states",
+        "multi_item_delimiter_indices",
+        "spec_algorithm",
+        "spec_info",
+        "hicache_consumer_index",
+        "capture_hidden_mode",
+        "is_prefill_only",
+        "dllm_block_offsets",
+        "dllm_config",
+        "reqs",
+        "has_grammar",
+        "mamba_track_indices",
+        "mamba_track_mask",
+        "mamba_track_seqlens",
+        "return_hidden_states_before_norm",
+        "orig_seq_lens",
+    }
+)
 # One-shot per-forward overrides that moved onto ScheduleBatch; `ForwardBatch.init_new` consumes them.
 ONE_SHOT_OVERRIDES = ("seq_lens_cpu_cache", "capture_hidden_mode", "return_hidden_states_before_norm")
 OVERRIDE_ARGUMENT = "seq_lens_cpu_cache"  # the only parameter get_model_worker_batch took
@@ -318,5 +360,3 @@ def union_members(annotation: cst.BaseExpression) -> list[cst.BaseExpression]:
     else:
         return [annotation]
     return [member for member in members if not m.matches(member, m.Name("None"))]
-
-

@@ -56,6 +56,8 @@ def codemod_runs(codemod: tuple[str, str], disabled: frozenset[str]) -> bool:
 def reads_through_view(class_name: str | None, function_name: str) -> bool:
     """core-runtime makes `ForwardBatch.init_new` read derived and gated values through the view."""
     return class_name == "ForwardBatch" and function_name == "init_new"
+
+
 DERIVED_MODE = "capture_hidden_mode"
 # The override upstream moved from the forward batch (written after init_new) onto the batch.
 FORWARD_BATCH_OVERRIDE = "return_hidden_states_before_norm"
@@ -85,7 +87,10 @@ def consumed_batch(call: cst.Call) -> str | None:
 
 
 def _is_init_new(call: cst.Call) -> bool:
-    return m.matches(call.func, m.Attribute(value=m.Name("ForwardBatch") | m.Attribute(attr=m.Name("ForwardBatch")), attr=m.Name("init_new")))
+    return m.matches(
+        call.func,
+        m.Attribute(value=m.Name("ForwardBatch") | m.Attribute(attr=m.Name("ForwardBatch")), attr=m.Name("init_new")),
+    )
 
 
 @dataclass(frozen=True)
@@ -113,7 +118,11 @@ def init_new_binding(statement: cst.CSTNode) -> tuple[str, str] | None:
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return None
     assign = statement.body[0]
-    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+    if (
+        not isinstance(assign, cst.Assign)
+        or len(assign.targets) != 1
+        or not isinstance(assign.targets[0].target, cst.Name)
+    ):
         return None
     if not isinstance(assign.value, cst.Call) or not _is_init_new(assign.value):
         return None
@@ -366,8 +375,12 @@ def _between(block: Sequence[cst.CSTNode], start: int, stop: int, skipped: froze
 
 
 def plan_write_move(
-    block: Sequence[cst.CSTNode], index: int, field: str, value: cst.BaseExpression,
-    batch_names: set[str], skipped: frozenset[int] = frozenset(),
+    block: Sequence[cst.CSTNode],
+    index: int,
+    field: str,
+    value: cst.BaseExpression,
+    batch_names: set[str],
+    skipped: frozenset[int] = frozenset(),
 ) -> int | Refused:
     """Where the override written at `block[index]` may move: the index of its consuming statement.
 
@@ -411,13 +424,16 @@ def _derived_mode_assertion(statement: cst.CSTNode) -> tuple[cst.Assert, cst.Com
         return None
     mode = m.Attribute(value=m.Name(), attr=m.Name(DERIVED_MODE))
     sides = [
-        side.value for side in (comparison.left, comparison.comparisons[0].comparator)
+        side.value
+        for side in (comparison.left, comparison.comparisons[0].comparator)
         if isinstance(side, cst.Attribute) and isinstance(side.value, cst.Name) and m.matches(side, mode)
     ]
     return (assertion, comparison, sides[0]) if len(sides) == 1 else None
 
 
-def plan_assert_move(block: Sequence[cst.CSTNode], index: int, batch_names: set[str], skipped: frozenset[int] = frozenset()) -> AssertMove | Refused | None:
+def plan_assert_move(
+    block: Sequence[cst.CSTNode], index: int, batch_names: set[str], skipped: frozenset[int] = frozenset()
+) -> AssertMove | Refused | None:
     """Whether the derived-mode assert at `block[index]` may read the forward batch instead (None: not one)."""
     found = _derived_mode_assertion(block[index])
     if found is None or found[2].value not in batch_names:

@@ -54,11 +54,7 @@ class FunctionFacts:
 
 
 def old_method_call(node: cst.BaseExpression) -> cst.Call | None:
-    if (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value == OLD_METHOD
-    ):
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == OLD_METHOD:
         return node
     return None
 

@@ -58,10 +58,10 @@ class RenamedSignature:
     def is_imported_as(self, parts: tuple[str, ...], exact: bool) -> bool:
         """Whether an imported name (`pkg.mod.Worker.run` as components) is this definition."""
         own = tuple(self.qualname.split("."))
-        if len(parts) <= len(own) or parts[-len(own):] != own:
+        if len(parts) <= len(own) or parts[-len(own) :] != own:
             return False
         module = parts[: -len(own)]
-        return module == self.module if exact else self.module[-len(module):] == module
+        return module == self.module if exact else self.module[-len(module) :] == module
 
 
 @dataclass(frozen=True)

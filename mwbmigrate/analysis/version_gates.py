@@ -133,7 +133,11 @@ class _Reads(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         self.feature_check = self.feature_check or feature_check(node)
         # importlib.metadata.version("sglang"), pkg_resources.get_distribution("sglang")
-        if last_name(node.func) in ("version", "get_distribution") and node.args and string_value(node.args[0].value) == "sglang":
+        if (
+            last_name(node.func) in ("version", "get_distribution")
+            and node.args
+            and string_value(node.args[0].value) == "sglang"
+        ):
             self.environment = True
 
 
@@ -280,7 +284,11 @@ class _FindGates(cst.CSTVisitor):
     def _check(self, statement: cst.CSTNode) -> None:
         if isinstance(statement, cst.Try):
             if any(s in self.found.guarded_imports for s in simple_statements(statement.body)):
-                self._add(statement, "MWB121", f"`{OLD_CLASS}` imported under try/except ImportError: kept so both APIs keep working")
+                self._add(
+                    statement,
+                    "MWB121",
+                    f"`{OLD_CLASS}` imported under try/except ImportError: kept so both APIs keep working",
+                )
             return
         if isinstance(statement, (cst.If, cst.While)):
             headers: list[cst.CSTNode] = [statement.test]
@@ -296,12 +304,24 @@ class _FindGates(cst.CSTVisitor):
         for header in headers:
             header.visit(found)
         if found.feature_check:
-            self._add(statement, "MWB120", f"feature check on `{found.feature_check}`: kept working on both APIs; remove the legacy branch once 0.5.13 is the minimum")
+            self._add(
+                statement,
+                "MWB120",
+                f"feature check on `{found.feature_check}`: kept working on both APIs; remove the legacy branch once 0.5.13 is the minimum",
+            )
         elif "MWB120" in found.flag_codes or "MWB121" in found.flag_codes:
             code = "MWB120" if "MWB120" in found.flag_codes else "MWB121"
             self._add(statement, code, "reads a flag that tells the two APIs apart: kept working on both APIs")
-        elif isinstance(statement, cst.If) and (found.environment or "MWB122" in found.flag_codes) and self._sides_differ(statement):
-            self._add(statement, "MWB122", "old API chosen by an environment variable or version switch: kept working on both APIs")
+        elif (
+            isinstance(statement, cst.If)
+            and (found.environment or "MWB122" in found.flag_codes)
+            and self._sides_differ(statement)
+        ):
+            self._add(
+                statement,
+                "MWB122",
+                "old API chosen by an environment variable or version switch: kept working on both APIs",
+            )
 
     def _sides_differ(self, statement: cst.If) -> bool:
         """Whether one side of the `if` uses the old API and the other does not. Without an `else`,
@@ -320,7 +340,7 @@ def following(block: cst.CSTNode | None, statement: cst.CSTNode) -> list[cst.CST
     body = list(getattr(block, "body", ()))
     for index, node in enumerate(body):
         if node is statement:
-            return body[index + 1:]
+            return body[index + 1 :]
     return []
 
 
@@ -335,7 +355,11 @@ def find_version_gates(wrapper: MetadataWrapper) -> VersionGates:
         assignments = scope.assignments
         for assignment in assignments:
             # An `Assignment` has the node that binds; a module scope holds no other kind.
-            if isinstance(assignment, Assignment) and isinstance(assignment.node, cst.ImportFrom) and assignment.node in imports:
+            if (
+                isinstance(assignment, Assignment)
+                and isinstance(assignment.node, cst.ImportFrom)
+                and assignment.node in imports
+            ):
                 names = gates.guarded_names.setdefault(assignment.name, NodeSet())
                 for other in assignments[assignment.name]:
                     if isinstance(other, Assignment) and isinstance(other.node, cst.Name):

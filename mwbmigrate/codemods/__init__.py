@@ -82,7 +82,9 @@ def codemod_by_key(key: str) -> type[MigrationCodemod] | None:
 
 
 # What each codemod needs run with it (its REQUIRES), by code: `--select`/`--ignore` may not split them.
-PREREQUISITES: dict[str, tuple[str, ...]] = {codemod.CODE: codemod.REQUIRES for codemod in ALL_CODEMODS if codemod.REQUIRES}
+PREREQUISITES: dict[str, tuple[str, ...]] = {
+    codemod.CODE: codemod.REQUIRES for codemod in ALL_CODEMODS if codemod.REQUIRES
+}
 
 # The engine's byte prefilter: a module with none of the codemods' TRIGGERS is never parsed.
 PREFILTER_BYTES: re.Pattern[bytes] = re.compile(
@@ -156,4 +158,3 @@ def check_registry() -> list[str]:
         if not codemod.TARGET_VERSIONS or set(codemod.TARGET_VERSIONS) - set(TARGET_VERSIONS):
             problems.append(f"{label} declares TARGET_VERSIONS {codemod.TARGET_VERSIONS}, not among {TARGET_VERSIONS}")
     return problems
-

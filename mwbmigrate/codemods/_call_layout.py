@@ -43,7 +43,9 @@ def _statement_call(statement: cst.CSTNode) -> cst.Call | None:
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return None
     small = statement.body[0]
-    value = getattr(small, "value", None) if isinstance(small, (cst.Assign, cst.AnnAssign, cst.Expr, cst.Return)) else None
+    value = (
+        getattr(small, "value", None) if isinstance(small, (cst.Assign, cst.AnnAssign, cst.Expr, cst.Return)) else None
+    )
     if isinstance(value, cst.Await):
         value = value.expression
     return value if isinstance(value, cst.Call) else None
@@ -88,22 +90,30 @@ def with_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Ca
         if arg.keyword is not None and arg.keyword.value == name:
             args[index] = arg.with_changes(value=value)
             return call.with_changes(args=args)
-    new = cst.Arg(value=value, keyword=cst.Name(name), equal=cst.AssignEqual(whitespace_before=_EMPTY, whitespace_after=_EMPTY))
+    new = cst.Arg(
+        value=value, keyword=cst.Name(name), equal=cst.AssignEqual(whitespace_before=_EMPTY, whitespace_after=_EMPTY)
+    )
 
     def later(a: cst.Arg) -> bool:
-        return a.star == "**" or (name == CAPTURE and a.keyword is not None and a.keyword.value == REQUIRED_INIT_NEW_KEYWORD)
+        return a.star == "**" or (
+            name == CAPTURE and a.keyword is not None and a.keyword.value == REQUIRED_INIT_NEW_KEYWORD
+        )
 
     index = next((i for i, arg in enumerate(args) if later(arg)), len(args))
     if index < len(args):
         previous = args[index - 1].comma if index else cst.MaybeSentinel.DEFAULT
-        new = new.with_changes(comma=previous if isinstance(previous, cst.Comma) else cst.Comma(whitespace_after=_SPACE))
+        new = new.with_changes(
+            comma=previous if isinstance(previous, cst.Comma) else cst.Comma(whitespace_after=_SPACE)
+        )
         return call.with_changes(args=[*args[:index], new, *args[index:]])
     last = args[-1]
     if isinstance(last.comma, cst.Comma):  # a trailing comma: the new argument takes it
         separator = args[-2].comma if len(args) > 1 else cst.MaybeSentinel.DEFAULT
         if not isinstance(separator, cst.Comma):
             opening = call.whitespace_before_args
-            separator = cst.Comma(whitespace_after=opening if isinstance(opening, cst.ParenthesizedWhitespace) else _SPACE)
+            separator = cst.Comma(
+                whitespace_after=opening if isinstance(opening, cst.ParenthesizedWhitespace) else _SPACE
+            )
         args[-1] = last.with_changes(comma=separator)
         new = new.with_changes(comma=last.comma)
     else:
@@ -115,14 +125,17 @@ def with_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Ca
 def arguments_on_their_own_line(call: cst.Call, indent: str, unit: str) -> cst.Call:
     """What black does with a call too long for its line: the arguments on one line of their own
     when they fit there (`indent` is the statement's), else one argument a line, trailing comma."""
-    inline = ", ".join(_code(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=_EMPTY)) for arg in call.args)
+    inline = ", ".join(
+        _code(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=_EMPTY)) for arg in call.args
+    )
     if "\n" in inline or len(indent) + len(unit) + len(inline) > MAX_LINE:
         return one_argument_a_line(call, unit)
     inner = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(unit))
     closing = cst.ParenthesizedWhitespace(indent=True, last_line=_EMPTY)
     last = len(call.args) - 1
     args = [
-        arg.with_changes(comma=cst.Comma(whitespace_after=_SPACE), whitespace_after_arg=_EMPTY) if i < last
+        arg.with_changes(comma=cst.Comma(whitespace_after=_SPACE), whitespace_after_arg=_EMPTY)
+        if i < last
         else arg.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=closing)
         for i, arg in enumerate(call.args)
     ]
@@ -131,7 +144,10 @@ def arguments_on_their_own_line(call: cst.Call, indent: str, unit: str) -> cst.C
 
 def one_line(call: cst.Call) -> cst.Call:
     args = [
-        arg.with_changes(comma=cst.Comma(whitespace_after=_SPACE) if i < len(call.args) - 1 else cst.MaybeSentinel.DEFAULT, whitespace_after_arg=_EMPTY)
+        arg.with_changes(
+            comma=cst.Comma(whitespace_after=_SPACE) if i < len(call.args) - 1 else cst.MaybeSentinel.DEFAULT,
+            whitespace_after_arg=_EMPTY,
+        )
         for i, arg in enumerate(call.args)
     ]
     return call.with_changes(whitespace_before_args=_EMPTY, args=args)
@@ -170,7 +186,8 @@ def override_parameters(annotated: bool) -> list[cst.Param]:
     """The keyword-only parameters of 0.5.16's `ForwardBatch.init_new` (its required one defaulted)."""
     source = (
         "def f(*, capture_hidden_mode: Optional[CaptureHiddenMode] = None, return_hidden_states_before_norm: bool = False): ..."
-        if annotated else "def f(*, capture_hidden_mode=None, return_hidden_states_before_norm=False): ..."
+        if annotated
+        else "def f(*, capture_hidden_mode=None, return_hidden_states_before_norm=False): ..."
     )
     return list(cst.ensure_type(cst.parse_statement(source), cst.FunctionDef).params.kwonly_params)
 
@@ -191,13 +208,23 @@ def with_keyword_only_parameter_appended(params: cst.Parameters, param: cst.Para
         return with_keyword_only_parameter(params, param)
     last = params.kwonly_params[-1]
     if isinstance(last.comma, cst.Comma):
-        star_comma = params.star_arg.comma if isinstance(params.star_arg, cst.ParamStar) else cst.Comma(whitespace_after=_SPACE)
-        return params.with_changes(kwonly_params=[*params.kwonly_params[:-1], last.with_changes(comma=star_comma), param.with_changes(comma=last.comma)])
-    return params.with_changes(kwonly_params=[
-        *params.kwonly_params[:-1],
-        last.with_changes(comma=cst.Comma(whitespace_after=_SPACE), whitespace_after_param=_EMPTY),
-        param.with_changes(whitespace_after_param=last.whitespace_after_param),
-    ])
+        star_comma = (
+            params.star_arg.comma if isinstance(params.star_arg, cst.ParamStar) else cst.Comma(whitespace_after=_SPACE)
+        )
+        return params.with_changes(
+            kwonly_params=[
+                *params.kwonly_params[:-1],
+                last.with_changes(comma=star_comma),
+                param.with_changes(comma=last.comma),
+            ]
+        )
+    return params.with_changes(
+        kwonly_params=[
+            *params.kwonly_params[:-1],
+            last.with_changes(comma=cst.Comma(whitespace_after=_SPACE), whitespace_after_param=_EMPTY),
+            param.with_changes(whitespace_after_param=last.whitespace_after_param),
+        ]
+    )
 
 
 def init_new_with_override_arguments(
@@ -220,17 +247,28 @@ def init_new_with_override_arguments(
 
 def fitted_signature(function: cst.FunctionDef, unit: str = "    ") -> cst.FunctionDef:
     """A one-line `def` header that grew past black's limit: one parameter a line, trailing comma."""
-    header = _code(function.with_changes(body=cst.SimpleStatementSuite([cst.Expr(cst.Ellipsis())]), leading_lines=(), decorators=()))
+    header = _code(
+        function.with_changes(
+            body=cst.SimpleStatementSuite([cst.Expr(cst.Ellipsis())]), leading_lines=(), decorators=()
+        )
+    )
     if "\n" in header.rstrip("\n") or len(unit) + len(header.rstrip("\n")) <= MAX_LINE:
         return function
     params = function.params
     inner = cst.Comma(whitespace_after=cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(unit)))
     closing = cst.Comma(whitespace_after=cst.ParenthesizedWhitespace(indent=True, last_line=_EMPTY))
     star_arg = params.star_arg if isinstance(params.star_arg, (cst.Param, cst.ParamStar)) else None
-    ordered = [*params.posonly_params, *params.params, *([star_arg] if star_arg else []), *params.kwonly_params,
-               *([params.star_kwarg] if params.star_kwarg else [])]
+    ordered = [
+        *params.posonly_params,
+        *params.params,
+        *([star_arg] if star_arg else []),
+        *params.kwonly_params,
+        *([params.star_kwarg] if params.star_kwarg else []),
+    ]
     laid = {id(p): p.with_changes(comma=closing if i == len(ordered) - 1 else inner) for i, p in enumerate(ordered)}
-    laid = {k: (p.with_changes(whitespace_after_param=_EMPTY) if isinstance(p, cst.Param) else p) for k, p in laid.items()}
+    laid = {
+        k: (p.with_changes(whitespace_after_param=_EMPTY) if isinstance(p, cst.Param) else p) for k, p in laid.items()
+    }
     return function.with_changes(
         whitespace_before_params=inner.whitespace_after,
         params=params.with_changes(

@@ -87,7 +87,9 @@ def receivers_with_own_method(codemod: MigrationCodemod, function: cst.FunctionD
 
 def function_facts(codemod: MigrationCodemod, function: cst.FunctionDef) -> FunctionFacts:
     facts = analyse_function(
-        codemod, function, lambda param: param_holds_old_object(codemod, param),
+        codemod,
+        function,
+        lambda param: param_holds_old_object(codemod, param),
         skip_receivers=receivers_with_own_method(codemod, function),
     )
     # Here, not in worker-batch-calls alone: every codemod must agree on what still holds the old object.

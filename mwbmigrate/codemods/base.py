@@ -29,8 +29,19 @@ from mwbmigrate.codemods.findings import (
 )
 
 __all__ = [
-    "MARKER_PREFIX", "MAX_REASON_CHARS", "OLD_API", "REPORTS", "Finding", "MigrationCodemod", "MigrationState", "NodeSet", "add_marker",
-    "marker_text", "one_line_reason", "statement_markers", "tidy_block_start",
+    "MARKER_PREFIX",
+    "MAX_REASON_CHARS",
+    "OLD_API",
+    "REPORTS",
+    "Finding",
+    "MigrationCodemod",
+    "MigrationState",
+    "NodeSet",
+    "add_marker",
+    "marker_text",
+    "one_line_reason",
+    "statement_markers",
+    "tidy_block_start",
 ]
 
 # The tokens of the old API itself: a module with neither has nothing any codemod migrates.
@@ -286,7 +297,11 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
             self._skipped.pop()  # its visit_ never ran, so neither does its leave_
             updated = updated_node
         else:
-            if not self.SKIPS_GATED_REGIONS and isinstance(original_node, (cst.BaseCompoundStatement, cst.SimpleStatementLine)) and self._gates().is_region(original_node):
+            if (
+                not self.SKIPS_GATED_REGIONS
+                and isinstance(original_node, (cst.BaseCompoundStatement, cst.SimpleStatementLine))
+                and self._gates().is_region(original_node)
+            ):
                 self._gated_depth -= 1
             updated = super().on_leave(original_node, updated_node)
         self._ancestors.pop()

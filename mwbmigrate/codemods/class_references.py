@@ -56,10 +56,13 @@ class _NoneTests(cst.CSTVisitor):
         self.found = False
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
-        if m.matches(node, m.Comparison(
-            left=m.Name(self.name),
-            comparisons=[m.ComparisonTarget(operator=m.Is() | m.IsNot(), comparator=m.Name("None"))],
-        )):
+        if m.matches(
+            node,
+            m.Comparison(
+                left=m.Name(self.name),
+                comparisons=[m.ComparisonTarget(operator=m.Is() | m.IsNot(), comparator=m.Name("None"))],
+            ),
+        ):
             self.found = True
 
 
@@ -94,7 +97,9 @@ class ReplaceClassReferences(MigrationCodemod):
     def _is_alias_use(self, node: cst.BaseExpression) -> bool:
         scope = self.get_metadata(ScopeProvider, node, None)
         return (
-            isinstance(node, cst.Name) and scope is not None and self._spellings is not None
+            isinstance(node, cst.Name)
+            and scope is not None
+            and self._spellings is not None
             and is_alias_use(scope, node, self._spellings)
         )
 
@@ -107,7 +112,11 @@ class ReplaceClassReferences(MigrationCodemod):
         if isinstance(parent, cst.Attribute) and parent.value is original:
             return False
         if isinstance(parent, cst.Call) and parent.func is original:
-            self.review(original, "MWB111", f"`{OLD_CLASS}(...)` built directly: a ScheduleBatch cannot be built from these fields")
+            self.review(
+                original,
+                "MWB111",
+                f"`{OLD_CLASS}(...)` built directly: a ScheduleBatch cannot be built from these fields",
+            )
             return False
         if self._is_alias_use(original):
             return False  # the alias's definition now names ScheduleBatch; its uses keep their spelling
@@ -133,7 +142,10 @@ class ReplaceClassReferences(MigrationCodemod):
                 return callee in ("TypeVar", "NewType") and any(child is arg for arg in args[1:])
             if isinstance(current, cst.BinaryOperation) and not isinstance(current.operator, cst.BitOr):
                 return False  # `X | Y` is a union of types; any other operator is arithmetic on a value
-            if not isinstance(current, (cst.Index, cst.SubscriptElement, cst.Arg, cst.List, cst.Tuple, cst.Element, cst.BinaryOperation)):
+            if not isinstance(
+                current,
+                (cst.Index, cst.SubscriptElement, cst.Arg, cst.List, cst.Tuple, cst.Element, cst.BinaryOperation),
+            ):
                 return False
             child, current = current, self.parent(current)
         return False
@@ -164,9 +176,17 @@ class ReplaceClassReferences(MigrationCodemod):
         if alias is not None:
             if not alias.startswith("_"):
                 # Followed in this module; another module importing it is not.
-                self.review(node, "MWB152", f"public alias `{alias}` of `{OLD_CLASS}` now names ScheduleBatch: modules that import it see ScheduleBatch")
+                self.review(
+                    node,
+                    "MWB152",
+                    f"public alias `{alias}` of `{OLD_CLASS}` now names ScheduleBatch: modules that import it see ScheduleBatch",
+                )
             return
-        self.review(node, "MWB152", f"`{OLD_CLASS}` used as a run-time value ({self._value_role(node)}): it becomes ScheduleBatch there, which the old class never matched")
+        self.review(
+            node,
+            "MWB152",
+            f"`{OLD_CLASS}` used as a run-time value ({self._value_role(node)}): it becomes ScheduleBatch there, which the old class never matched",
+        )
 
     def _defined_alias(self, node: cst.CSTNode) -> str | None:
         """The alias name when `node` is the value of a module-level `Alias = ModelWorkerBatch`."""
@@ -204,9 +224,7 @@ class ReplaceClassReferences(MigrationCodemod):
             return text
         return self._spelling_pattern.sub(lambda match: match.group(1) + NEW_CLASS, text)
 
-    def leave_SimpleString(
-        self, original_node: cst.SimpleString, updated_node: cst.SimpleString
-    ) -> cst.BaseExpression:
+    def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString) -> cst.BaseExpression:
         if not self._in_annotation(original_node):
             return updated_node
         new_value = self._respell(updated_node.value)
@@ -222,8 +240,8 @@ class ReplaceClassReferences(MigrationCodemod):
         new_head = self._respell(head)
         if new_head == head:
             return updated_node
-        if head[found.end():].lstrip().startswith("("):
-            self._report_signature_comment(original_node, head[found.end():])
+        if head[found.end() :].lstrip().startswith("("):
+            self._report_signature_comment(original_node, head[found.end() :])
         return updated_node.with_changes(value=new_head + sep + tail)
 
     def _report_signature_comment(self, comment: cst.Comment, signature: str) -> None:
@@ -242,7 +260,11 @@ class ReplaceClassReferences(MigrationCodemod):
         missed = [p.name.value for p in typed if not param_holds_old_object(self, p) and p.name.value not in renamed]
         if missed or len(arguments) != len(params):
             names = ", ".join(f"`{name}`" for name in missed) or "its parameters"
-            self.review(function, "MWB153", f"signature type comment types {names} with `{OLD_CLASS}`: not renamed or migrated like an annotated parameter; annotate it")
+            self.review(
+                function,
+                "MWB153",
+                f"signature type comment types {names} with `{OLD_CLASS}`: not renamed or migrated like an annotated parameter; annotate it",
+            )
 
     def _in_annotation(self, node: cst.CSTNode) -> bool:
         current: cst.CSTNode | None = node
@@ -271,9 +293,14 @@ class ReplaceClassReferences(MigrationCodemod):
         elements[-1] = elements[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return updated_node.with_changes(slice=elements)
 
-    def leave_BinaryOperation(self, original_node: cst.BinaryOperation, updated_node: cst.BinaryOperation) -> cst.BaseExpression:
+    def leave_BinaryOperation(
+        self, original_node: cst.BinaryOperation, updated_node: cst.BinaryOperation
+    ) -> cst.BaseExpression:
         # `ScheduleBatch | ModelWorkerBatch` has become `ScheduleBatch | ScheduleBatch`: one is enough.
-        if isinstance(updated_node.operator, cst.BitOr) and _code(updated_node.left) == _code(updated_node.right) == NEW_CLASS:
+        if (
+            isinstance(updated_node.operator, cst.BitOr)
+            and _code(updated_node.left) == _code(updated_node.right) == NEW_CLASS
+        ):
             return updated_node.left
         return updated_node
 
@@ -305,11 +332,13 @@ class ReplaceClassReferences(MigrationCodemod):
             return param.with_changes(annotation=param.annotation.with_changes(annotation=optional))
 
         params = updated_node.params
-        return updated_node.with_changes(params=params.with_changes(
-            posonly_params=[widen(p) for p in params.posonly_params],
-            params=[widen(p) for p in params.params],
-            kwonly_params=[widen(p) for p in params.kwonly_params],
-        ))
+        return updated_node.with_changes(
+            params=params.with_changes(
+                posonly_params=[widen(p) for p in params.posonly_params],
+                params=[widen(p) for p in params.params],
+                kwonly_params=[widen(p) for p in params.kwonly_params],
+            )
+        )
 
 
 def _signature_arguments(signature: str) -> list[str] | None:
@@ -325,7 +354,7 @@ def _signature_arguments(signature: str) -> list[str] | None:
             if depth == 0:
                 if current.strip():
                     arguments.append(current.strip())
-                return arguments if signature[index + 1:].lstrip().startswith("->") else None
+                return arguments if signature[index + 1 :].lstrip().startswith("->") else None
         if depth == 1 and char == ",":
             arguments.append(current.strip())
             current = ""

@@ -69,7 +69,8 @@ class RemoveOldClass(MigrationCodemod):
         if original_node.name.value != NEW_CLASS or not isinstance(updated_node.body, cst.IndentedBlock):
             return updated_node
         body = [
-            statement for statement in updated_node.body.body
+            statement
+            for statement in updated_node.body.body
             if not (isinstance(statement, cst.FunctionDef) and statement.name.value == OLD_METHOD)
         ]
         present = _field_names(updated_node.body)
@@ -78,16 +79,26 @@ class RemoveOldClass(MigrationCodemod):
             missing = []  # 0.5.16 passes the overrides to init_new; a field would never be read
         if missing:
             last_field = max(
-                (i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
-                 and any(isinstance(small, cst.AnnAssign) for small in s.body)),
+                (
+                    i
+                    for i, s in enumerate(body)
+                    if isinstance(s, cst.SimpleStatementLine)
+                    and any(isinstance(small, cst.AnnAssign) for small in s.body)
+                ),
                 default=-1,
             )
             new_fields = [cst.parse_statement(decl) for decl in missing]
-            new_fields[0] = new_fields[0].with_changes(leading_lines=[
-                cst.EmptyLine(indent=False),
-                cst.EmptyLine(comment=cst.Comment("# One-shot per-forward overrides, consumed and reset by ForwardBatch.init_new.")),
-            ])
-            body[last_field + 1:last_field + 1] = new_fields
+            new_fields[0] = new_fields[0].with_changes(
+                leading_lines=[
+                    cst.EmptyLine(indent=False),
+                    cst.EmptyLine(
+                        comment=cst.Comment(
+                            "# One-shot per-forward overrides, consumed and reset by ForwardBatch.init_new."
+                        )
+                    ),
+                ]
+            )
+            body[last_field + 1 : last_field + 1] = new_fields
             self._import_declaration_names(original_node, " ".join(missing))
         return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
 
@@ -95,7 +106,7 @@ class RemoveOldClass(MigrationCodemod):
         """A fork's schedule_batch.py may lack what the new annotations name: import it then."""
         scope = self.get_metadata(ScopeProvider, class_node, None)
         parts = self.state.location.parts
-        sglang_root = ".".join(parts[len(parts) - 1 - parts[::-1].index("sglang"):-2])
+        sglang_root = ".".join(parts[len(parts) - 1 - parts[::-1].index("sglang") : -2])
         for name, (module, obj) in DECLARATION_IMPORTS.items():
             if name not in declarations or (scope is not None and name in scope):
                 continue

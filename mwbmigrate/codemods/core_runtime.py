@@ -63,9 +63,19 @@ EACH_STREAM = "record_stream_each"
 
 def _seq_lens_record_stream(statement: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
     """`<batch>.seq_lens.record_stream(<stream>)` -> (batch name, stream expression)."""
-    if m.matches(statement, m.SimpleStatementLine(body=[m.Expr(m.Call(
-        func=m.Attribute(m.Attribute(m.Name(), m.Name("seq_lens")), m.Name("record_stream")), args=[m.Arg(keyword=None)],
-    ))])):
+    if m.matches(
+        statement,
+        m.SimpleStatementLine(
+            body=[
+                m.Expr(
+                    m.Call(
+                        func=m.Attribute(m.Attribute(m.Name(), m.Name("seq_lens")), m.Name("record_stream")),
+                        args=[m.Arg(keyword=None)],
+                    )
+                )
+            ]
+        ),
+    ):
         call = _expression_call(statement)
         seq_lens = cst.ensure_type(cst.ensure_type(call.func, cst.Attribute).value, cst.Attribute)
         return cst.ensure_type(seq_lens.value, cst.Name).value, call.args[0].value
@@ -74,9 +84,19 @@ def _seq_lens_record_stream(statement: cst.CSTNode) -> tuple[str, cst.BaseExpres
 
 def _is_pin(statement: cst.CSTNode) -> str | None:
     """`self.record_batch_in_overlap(<name>)` -> the name."""
-    if m.matches(statement, m.SimpleStatementLine(body=[m.Expr(m.Call(
-        func=m.Attribute(m.Name("self"), m.Name("record_batch_in_overlap")), args=[m.Arg(m.Name())],
-    ))])):
+    if m.matches(
+        statement,
+        m.SimpleStatementLine(
+            body=[
+                m.Expr(
+                    m.Call(
+                        func=m.Attribute(m.Name("self"), m.Name("record_batch_in_overlap")),
+                        args=[m.Arg(m.Name())],
+                    )
+                )
+            ]
+        ),
+    ):
         return cst.ensure_type(_expression_call(statement).args[0].value, cst.Name).value
     return None
 
@@ -88,10 +108,22 @@ def _expression_call(statement: cst.CSTNode) -> cst.Call:
 
 
 def _is_copy_for_forward(statement: cst.CSTNode, name: str) -> bool:
-    return m.matches(statement, m.SimpleStatementLine(body=[m.Assign(
-        targets=[m.AssignTarget(m.Attribute(m.Name(name), m.Name("sampling_info")))],
-        value=m.Call(func=m.Attribute(m.Attribute(m.Name(name), m.Name("sampling_info")), m.Name("copy_for_forward")), args=[]),
-    )]))
+    return m.matches(
+        statement,
+        m.SimpleStatementLine(
+            body=[
+                m.Assign(
+                    targets=[m.AssignTarget(m.Attribute(m.Name(name), m.Name("sampling_info")))],
+                    value=m.Call(
+                        func=m.Attribute(
+                            m.Attribute(m.Name(name), m.Name("sampling_info")), m.Name("copy_for_forward")
+                        ),
+                        args=[],
+                    ),
+                )
+            ]
+        ),
+    )
 
 
 def _is_forward_stream(statement: cst.CSTNode) -> bool:
@@ -103,13 +135,25 @@ class MoveCoreOntoRuntime(MigrationCodemod):
     SUMMARY = "In an SGLang core tree: `ForwardBatch.init_new` reads the batch through the runtime's view; the overlap forward runs in `overlap_forward_isolation`."
     TRIGGERS = OLD_API
     # applies_to's words, and the attribute the ring is created beside (in another method).
-    BODY_WORDS = ("init_new", "record_batch_in_overlap", "copy_for_forward", "forward_stream_ctx", "record_stream", "batch_record_buf")
+    BODY_WORDS = (
+        "init_new",
+        "record_batch_in_overlap",
+        "copy_for_forward",
+        "forward_stream_ctx",
+        "record_stream",
+        "batch_record_buf",
+    )
     REQUIRES = REPORTS
     METADATA_DEPENDENCIES = ()
 
     @classmethod
     def applies_to(cls, text: str, state: MigrationState) -> bool:
-        init_new = "class ForwardBatch" in text and "def init_new" in text and "CaptureHiddenMode" in text and "ModelWorkerBatch" in text
+        init_new = (
+            "class ForwardBatch" in text
+            and "def init_new" in text
+            and "CaptureHiddenMode" in text
+            and "ModelWorkerBatch" in text
+        )
         overlap = "record_batch_in_overlap" in text and "copy_for_forward" in text and "forward_stream_ctx" in text
         verify = "seq_lens.record_stream(" in text
         return init_new or overlap or verify
@@ -137,7 +181,9 @@ class MoveCoreOntoRuntime(MigrationCodemod):
         batch, stream = found
         self._verify_streams[-1] = found
         self._need(VERIFY_STREAMS)
-        call = cst.ensure_type(cst.parse_expression(f"{VERIFY_STREAMS}({batch}, {batch}.spec_info, __stream__)"), cst.Call)
+        call = cst.ensure_type(
+            cst.parse_expression(f"{VERIFY_STREAMS}({batch}, {batch}.spec_info, __stream__)"), cst.Call
+        )
         call = call.with_changes(args=[*call.args[:2], call.args[2].with_changes(value=stream)])
         return updated_node.with_changes(body=[cst.Expr(call)])
 
@@ -161,7 +207,9 @@ class MoveCoreOntoRuntime(MigrationCodemod):
             return function
         batch = params[1].name.value
         self._need(VIEW)
-        statement = cst.ensure_type(cst.parse_statement(f"{batch} = {VIEW}({batch}, CaptureHiddenMode)"), cst.SimpleStatementLine)
+        statement = cst.ensure_type(
+            cst.parse_statement(f"{batch} = {VIEW}({batch}, CaptureHiddenMode)"), cst.SimpleStatementLine
+        )
         if overrides_are_arguments(self.state.target_version):
             # 0.5.16: the overrides are init_new's keyword arguments, handed on to the view.
             function, statement = init_new_with_override_arguments(function, statement)
@@ -171,9 +219,7 @@ class MoveCoreOntoRuntime(MigrationCodemod):
         body.insert(first, statement)
         return function.with_changes(body=function.body.with_changes(body=body))
 
-    def leave_IndentedBlock(
-        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
-    ) -> cst.BaseSuite:
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.BaseSuite:
         body = list(updated_node.body)
         body = self._create_ring(body)
         if isinstance(self.parent(original_node), cst.FunctionDef):
@@ -186,16 +232,16 @@ class MoveCoreOntoRuntime(MigrationCodemod):
             if end is None:
                 continue
             self._need(ISOLATION)
-            inner = body[index + 2:end + 1]
-            inner[0] = inner[0].with_changes(leading_lines=[
-                line for line in leading_lines(inner[0]) if line.comment is not None
-            ])
+            inner = body[index + 2 : end + 1]
+            inner[0] = inner[0].with_changes(
+                leading_lines=[line for line in leading_lines(inner[0]) if line.comment is not None]
+            )
             isolation = cst.With(
                 items=[cst.WithItem(cst.parse_expression(f"{ISOLATION}({name}, self.{RING_ATTRIBUTE})"))],
                 body=cst.IndentedBlock(body=inner),
                 leading_lines=leading_lines(statement),
             )
-            body[index:end + 1] = [isolation]
+            body[index : end + 1] = [isolation]
             return updated_node.with_changes(body=body)
         return updated_node.with_changes(body=body) if body != list(updated_node.body) else updated_node
 
@@ -215,7 +261,10 @@ class MoveCoreOntoRuntime(MigrationCodemod):
             code = cst.Module([]).code_for_node(statement)
             if ".prepare_for_v2_verify(" in code and EACH_STREAM not in code:
                 self._need(EACH_STREAM)
-                call = cst.ensure_type(cst.parse_expression(f"{EACH_STREAM}(({batch}.input_ids, {batch}.out_cache_loc), __stream__)"), cst.Call)
+                call = cst.ensure_type(
+                    cst.parse_expression(f"{EACH_STREAM}(({batch}.input_ids, {batch}.out_cache_loc), __stream__)"),
+                    cst.Call,
+                )
                 call = call.with_changes(args=[call.args[0], call.args[1].with_changes(value=stream)])
                 result.append(cst.SimpleStatementLine(body=[cst.Expr(call)]))
         return result
@@ -223,15 +272,23 @@ class MoveCoreOntoRuntime(MigrationCodemod):
     def _create_ring(self, body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
         """`self.batch_record_ring = BatchRecordRing(2)` right after `self.batch_record_buf = ...`."""
         if any(
-            m.matches(s, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(m.Attribute(m.Name("self"), m.Name(RING_ATTRIBUTE)))])]))
+            m.matches(
+                s,
+                m.SimpleStatementLine(
+                    body=[m.Assign(targets=[m.AssignTarget(m.Attribute(m.Name("self"), m.Name(RING_ATTRIBUTE)))])]
+                ),
+            )
             for s in body
         ):
             return body
         for index, statement in enumerate(body):
-            if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(
-                targets=[m.AssignTarget(m.Attribute(m.Name("self"), m.Name("batch_record_buf")))]
-            )])):
+            if m.matches(
+                statement,
+                m.SimpleStatementLine(
+                    body=[m.Assign(targets=[m.AssignTarget(m.Attribute(m.Name("self"), m.Name("batch_record_buf")))])]
+                ),
+            ):
                 self._need(RING)
                 ring = cst.parse_statement(f"self.{RING_ATTRIBUTE} = {RING}(2)")
-                return [*body[:index + 1], ring, *body[index + 1:]]
+                return [*body[: index + 1], ring, *body[index + 1 :]]
         return body

@@ -54,7 +54,9 @@ class ReportCoverageHoles(MigrationCodemod):
         node.visit(stars)
         self._any_star_import = stars.found
 
-    def _hole(self, node: cst.CSTNode, token: str, why: str = "no rule migrated or reported it; it breaks on 0.5.13") -> None:
+    def _hole(
+        self, node: cst.CSTNode, token: str, why: str = "no rule migrated or reported it; it breaks on 0.5.13"
+    ) -> None:
         statement = self.enclosing_statement(node)
         if self.reported_on(statement) or statement in self._reported:
             return  # reported already: one marker a statement is enough to send the reader there
@@ -91,11 +93,18 @@ class ReportCoverageHoles(MigrationCodemod):
         block = self.parent(node)
         siblings = block.body if isinstance(block, (cst.Module, cst.IndentedBlock)) else ()
         implementations = [
-            s for s in siblings if isinstance(s, cst.FunctionDef) and s.name.value == node.name.value
+            s
+            for s in siblings
+            if isinstance(s, cst.FunctionDef)
+            and s.name.value == node.name.value
             and not any(_names_overload(d.decorator) for d in s.decorators)
         ]
         if implementations and all(OLD_PARAMETER not in _param_names(s) for s in implementations):
-            self._hole(node, OLD_PARAMETER, f"an @overload of `{node.name.value}`, whose implementation was renamed: rename it here too")
+            self._hole(
+                node,
+                OLD_PARAMETER,
+                f"an @overload of `{node.name.value}`, whose implementation was renamed: rename it here too",
+            )
 
     def _unbound_under_star_import(self, node: cst.Name) -> bool:
         scope = self.get_metadata(ScopeProvider, node, None)

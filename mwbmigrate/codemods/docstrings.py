@@ -51,9 +51,7 @@ class UpdateDataFlowDocstrings(MigrationCodemod):
     def applies_to(cls, text: str, state: MigrationState) -> bool:
         return OLD_FLOW in text
 
-    def leave_SimpleString(
-        self, original_node: cst.SimpleString, updated_node: cst.SimpleString
-    ) -> cst.BaseExpression:
+    def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString) -> cst.BaseExpression:
         if OLD_FLOW not in updated_node.value:
             return updated_node
         return updated_node.with_changes(value=rewrite_docstring(updated_node.value))

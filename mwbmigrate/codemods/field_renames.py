@@ -32,13 +32,41 @@ from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod, Migrati
 # List methods that neither change the list nor hand it on; any other attribute of it may.
 READ_ONLY_METHODS = frozenset({"copy", "count", "index", "__len__", "__contains__", "__getitem__", "__iter__"})
 # Callees that only read the list they are given (or copy it), by qualified name.
-READING_CALLEES = frozenset({
-    *(f"builtins.{name}" for name in (
-        "len", "list", "tuple", "set", "frozenset", "sorted", "sum", "min", "max", "any", "all",
-        "enumerate", "zip", "iter", "reversed", "map", "filter", "str", "repr", "print", "bool", "isinstance",
-    )),
-    "torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray",
-})
+READING_CALLEES = frozenset(
+    {
+        *(
+            f"builtins.{name}"
+            for name in (
+                "len",
+                "list",
+                "tuple",
+                "set",
+                "frozenset",
+                "sorted",
+                "sum",
+                "min",
+                "max",
+                "any",
+                "all",
+                "enumerate",
+                "zip",
+                "iter",
+                "reversed",
+                "map",
+                "filter",
+                "str",
+                "repr",
+                "print",
+                "bool",
+                "isinstance",
+            )
+        ),
+        "torch.tensor",
+        "torch.as_tensor",
+        "numpy.array",
+        "numpy.asarray",
+    }
+)
 # The forward batch built from the old object: upstream 0.5.13 passes it exactly this comprehension
 # (`ForwardBatch(..., lora_ids=[req.lora_id for req in batch.reqs])`), and it is where the worker
 # reads the list from after the migration.
@@ -110,14 +138,16 @@ class RenameOldObjectFields(MigrationCodemod):
             return updated_node
         if kind == MUTATE:
             self.review(
-                original_node, "MWB148",
+                original_node,
+                "MWB148",
                 f"`{field}` changed in place ({detail}): kept; a list rebuilt from `reqs` at each read would "
                 f"drop the change (set `req.{per_request}` on the requests instead)",
             )
             return updated_node
         if kind == ESCAPE and original_node.value not in self._private:
             self.review(
-                original_node, "MWB149",
+                original_node,
+                "MWB149",
                 f"`{field}` {detail}: now a new list built from `reqs` at each read, so a change made "
                 f"through it no longer reaches the batch or a later read",
             )
@@ -253,7 +283,11 @@ class RenameOldObjectFields(MigrationCodemod):
         """`a, b = x.lora_ids, 1`: the targets that receive this element, when the shapes match."""
         display = self._parent_of(element)
         assign = self._parent_of(display) if isinstance(display, (cst.Tuple, cst.List)) else None
-        if not isinstance(display, (cst.Tuple, cst.List)) or not isinstance(assign, cst.Assign) or assign.value is not display:
+        if (
+            not isinstance(display, (cst.Tuple, cst.List))
+            or not isinstance(assign, cst.Assign)
+            or assign.value is not display
+        ):
             return None
         index = list(display.elements).index(element)
         received = []
@@ -292,7 +326,9 @@ class RenameOldObjectFields(MigrationCodemod):
         if scope is None:
             return False
         return any(
-            isinstance(assignment, Assignment) and isinstance(assignment.node, cst.Name) and self._augmented(assignment.node)
+            isinstance(assignment, Assignment)
+            and isinstance(assignment.node, cst.Name)
+            and self._augmented(assignment.node)
             for assignment in scope.assignments[name.value]
         )
 

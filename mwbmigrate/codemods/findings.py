@@ -171,9 +171,7 @@ class RenderFindings(cst.CSTTransformer):
         return updated_node
 
 
-def placed_findings(
-    store: FindingStore, positions: Mapping[cst.CSTNode, CodeRange]
-) -> list[tuple[int, int, Finding]]:
+def placed_findings(store: FindingStore, positions: Mapping[cst.CSTNode, CodeRange]) -> list[tuple[int, int, Finding]]:
     """(line, order on that line, finding) for each finding whose slot is in the final module, one per
     marker text a slot shows (a text already on the line is reported once, where it stands)."""
     placed: list[tuple[int, int, Finding]] = []

@@ -159,11 +159,17 @@ class MigrateImports(MigrationCodemod):
             if not isinstance(assignment, Assignment):
                 continue  # a builtin: no import
             node_ = assignment.node
-            if isinstance(node_, cst.ImportFrom) and is_sglang_schedule_batch_module(_module_name(node_), self.state.location):
+            if isinstance(node_, cst.ImportFrom) and is_sglang_schedule_batch_module(
+                _module_name(node_), self.state.location
+            ):
                 if assignment.name == NEW_CLASS:
                     self._new_class_imported = True
                 for alias in node_.names if not isinstance(node_.names, cst.ImportStar) else []:
-                    if _alias_name(alias) == OLD_CLASS and _local_name(alias) == assignment.name and assignment.references:
+                    if (
+                        _alias_name(alias) == OLD_CLASS
+                        and _local_name(alias) == assignment.name
+                        and assignment.references
+                    ):
                         self._old_names_in_use.add(assignment.name)
 
     def leave_ImportFrom(
@@ -177,17 +183,27 @@ class MigrateImports(MigrationCodemod):
         exported = [a for a in aliases if _alias_name(a) == OLD_CLASS and self._reexports(a)]
         for alias in exported:
             self.review(original_node, "MWB146", self._reexport_reason(alias))
-        old = [a for a in aliases if _alias_name(a) == OLD_CLASS and _local_name(a) not in self._old_names_in_use and a not in exported]
+        old = [
+            a
+            for a in aliases
+            if _alias_name(a) == OLD_CLASS and _local_name(a) not in self._old_names_in_use and a not in exported
+        ]
         if not old:
             keeps_old = any(_alias_name(a) == OLD_CLASS for a in aliases)
             if any(_alias_name(a) == OLD_CLASS and _local_name(a) in self._old_names_in_use for a in aliases):
-                self.review(original_node, "MWB111", f"`{OLD_CLASS}` import kept: the module still uses the class (see its other markers)")
+                self.review(
+                    original_node,
+                    "MWB111",
+                    f"`{OLD_CLASS}` import kept: the module still uses the class (see its other markers)",
+                )
             if keeps_old and self._new_class_needed and not self._new_class_imported:
                 # The old name stays for a refused site; the new one is needed beside it.
                 self._new_class_imported = True
                 last = aliases[-1]
                 aliases[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                return updated_node.with_changes(names=[*aliases, cst.ImportAlias(name=cst.Name(NEW_CLASS), comma=last.comma)])
+                return updated_node.with_changes(
+                    names=[*aliases, cst.ImportAlias(name=cst.Name(NEW_CLASS), comma=last.comma)]
+                )
             return updated_node
         kept = [a for a in aliases if a not in old]
         names = [_local_name(a) for a in kept]
@@ -218,5 +234,7 @@ class MigrateImports(MigrationCodemod):
             how = f"`{local}` is in `__all__`"
         else:
             how = "`__all__` is computed from the module's names"
-        return (f"re-export of `{OLD_CLASS}` kept ({how}): SGLang 0.5.13 has no such class, so this import "
-                f"fails, and so does every consumer importing it from this module")
+        return (
+            f"re-export of `{OLD_CLASS}` kept ({how}): SGLang 0.5.13 has no such class, so this import "
+            f"fails, and so does every consumer importing it from this module"
+        )

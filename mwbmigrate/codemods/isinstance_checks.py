@@ -71,7 +71,9 @@ def _code(node: cst.CSTNode) -> str:
 
 
 def _isinstance_args(node: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
-    if isinstance(node, cst.Call) and m.matches(node, m.Call(func=m.Name("isinstance"), args=[m.Arg(keyword=None, star=""), m.Arg(keyword=None, star="")])):
+    if isinstance(node, cst.Call) and m.matches(
+        node, m.Call(func=m.Name("isinstance"), args=[m.Arg(keyword=None, star=""), m.Arg(keyword=None, star="")])
+    ):
         return node.args[0].value, node.args[1].value
     return None
 
@@ -149,9 +151,15 @@ class DropOldClassInstanceChecks(MigrationCodemod):
             module, _, name = qualified.name.rpartition(".")
             if name != NEW_CLASS:
                 continue
-            if qualified.source is QualifiedNameSource.IMPORT and is_sglang_schedule_batch_module(module, self.state.location):
+            if qualified.source is QualifiedNameSource.IMPORT and is_sglang_schedule_batch_module(
+                module, self.state.location
+            ):
                 return True
-            if qualified.source is QualifiedNameSource.LOCAL and not module and self.state.location.is_schedule_batch_module:
+            if (
+                qualified.source is QualifiedNameSource.LOCAL
+                and not module
+                and self.state.location.is_schedule_batch_module
+            ):
                 return True
         return False
 
@@ -216,13 +224,19 @@ class DropOldClassInstanceChecks(MigrationCodemod):
                 self.review(original_node, "MWB150", self._retest_reason(original_node, subject, Reach.UNKNOWN))
             return updated_node
         if reach is Reach.OLD:
-            return self._old_class_renamed(original_node, updated_node)  # still true for the object, now a ScheduleBatch
+            return self._old_class_renamed(
+                original_node, updated_node
+            )  # still true for the object, now a ScheduleBatch
         if reach is Reach.NEW:
             if not single and elements is not None:  # (not single: a tuple)
                 return self._without_old_class(updated_node, elements)
             if self._plain_if_test(original_node):
                 return updated_node  # leave_If drops the branch
-            self.review(original_node, "MWB110", f"`isinstance({_code(subject)}, {OLD_CLASS})` was always false (`{_code(subject)}` is a ScheduleBatch): replaced by `False`")
+            self.review(
+                original_node,
+                "MWB110",
+                f"`isinstance({_code(subject)}, {OLD_CLASS})` was always false (`{_code(subject)}` is a ScheduleBatch): replaced by `False`",
+            )
             return cst.Name("False")
         if reach is Reach.BOTH and single and self._plain_if_test(original_node):
             return updated_node  # leave_If drops the branch and reports it
@@ -245,7 +259,11 @@ class DropOldClassInstanceChecks(MigrationCodemod):
             # Judged on the original nodes, which the metadata belongs to; nothing inside a class
             # expression is changed by this codemod, so the original subtree is the current one.
             def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
-                return updated_node.with_changes(value=NEW_CLASS) if codemod.names_old_class(original_node) else updated_node
+                return (
+                    updated_node.with_changes(value=NEW_CLASS)
+                    if codemod.names_old_class(original_node)
+                    else updated_node
+                )
 
             def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
                 if codemod.names_old_class(original_node):
@@ -335,9 +353,9 @@ class DropOldClassInstanceChecks(MigrationCodemod):
             ]
         else:
             statements = list(cst.ensure_type(kept, cst.IndentedBlock).body)
-        statements[0] = self._marked(statements[0].with_changes(
-            leading_lines=[*updated.leading_lines, *leading_lines(statements[0])]
-        ), reason)
+        statements[0] = self._marked(
+            statements[0].with_changes(leading_lines=[*updated.leading_lines, *leading_lines(statements[0])]), reason
+        )
         return cst.FlattenSentinel(statements)
 
     def _removed(

@@ -141,8 +141,11 @@ def _defines(class_def: cst.ClassDef, name: str) -> cst.CSTNode | None:
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and statement.name.value == name:
             return statement
         for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
-            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else (
-                [small.target] if isinstance(small, cst.AnnAssign) and small.value is not None else [])
+            targets = (
+                [t.target for t in small.targets]
+                if isinstance(small, cst.Assign)
+                else ([small.target] if isinstance(small, cst.AnnAssign) and small.value is not None else [])
+            )
             if any(isinstance(t, cst.Name) and t.value == name for t in targets):
                 return statement
     return None
@@ -155,7 +158,10 @@ def _listing(signatures: Iterable[RenamedSignature]) -> str:
 def _unknown(what: str, passed: list[str]) -> tuple[str, str] | None:
     if OLD_PARAMETER not in passed:
         return None
-    return "MWB115", f"`{OLD_PARAMETER}=` passed to {what}, not known to be renamed here: if it is SGLang's, it takes `batch=` now"
+    return (
+        "MWB115",
+        f"`{OLD_PARAMETER}=` passed to {what}, not known to be renamed here: if it is SGLang's, it takes `batch=` now",
+    )
 
 
 class RenameKeywordArguments(MigrationCodemod):
@@ -176,7 +182,9 @@ class RenameKeywordArguments(MigrationCodemod):
         node.visit(self._index)
         self._module = module_parts(self.state.location.path)
         self._olds = self.state.project_signatures.old_names()
-        self._bases: dict[str, list[_ClassRef | object | None]] = {}  # class path -> what each of its bases names (_class_ref)
+        self._bases: dict[
+            str, list[_ClassRef | object | None]
+        ] = {}  # class path -> what each of its bases names (_class_ref)
 
     # -- what a name or expression is bound to -------------------------------------------------
     def _referents(self, name: cst.Name) -> list[BaseAssignment]:
@@ -273,7 +281,9 @@ class RenameKeywordArguments(MigrationCodemod):
             self._bases[path] = [self._class_ref(b.value) for b in bases if b.keyword is None and not b.star]
         return self._bases[path]
 
-    def _lookup_bases(self, class_def: cst.ClassDef, name: str, dispatch: str | None, seen: set[str]) -> _Callee | None | bool:
+    def _lookup_bases(
+        self, class_def: cst.ClassDef, name: str, dispatch: str | None, seen: set[str]
+    ) -> _Callee | None | bool:
         for cls in self._bases_of(self._index.path_of(class_def) or ""):
             if cls is _NO_METHODS:
                 continue
@@ -300,7 +310,12 @@ class RenameKeywordArguments(MigrationCodemod):
                 node = referents[0].node
                 path = self._index.path_of(node)
                 binding = self._index.binding(node) if isinstance(node, cst.Name) else None
-                if binding is not None and binding[1] is None and isinstance(binding[0], (cst.Name, cst.Attribute)) and depth < 4:
+                if (
+                    binding is not None
+                    and binding[1] is None
+                    and isinstance(binding[0], (cst.Name, cst.Attribute))
+                    and depth < 4
+                ):
                     # `f = helper` bound once: the call reaches what `helper` is.
                     return self._resolve(binding[0], depth + 1)
                 if isinstance(node, cst.FunctionDef) and path is not None:
@@ -347,7 +362,11 @@ class RenameKeywordArguments(MigrationCodemod):
 
     # -- the rewrite ---------------------------------------------------------------------------
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
-        passed = [arg.keyword.value for arg in original_node.args if arg.keyword is not None and arg.keyword.value in self._olds]
+        passed = [
+            arg.keyword.value
+            for arg in original_node.args
+            if arg.keyword is not None and arg.keyword.value in self._olds
+        ]
         if not passed or self._kept_before(original_node):
             return updated_node
         callee = self._resolve(original_node.func)
@@ -378,7 +397,9 @@ class RenameKeywordArguments(MigrationCodemod):
         if upstream is not None:
             # SGLang's own API on a receiver nothing here defines: renamed as upstream did, unless
             # the project renamed a function of the same name another way (MWB108).
-            return _Plan(what, renames_of([*(RenamedSignature((), callee.name, o, n) for o, n in upstream.items()), *same_name]))
+            return _Plan(
+                what, renames_of([*(RenamedSignature((), callee.name, o, n) for o, n in upstream.items()), *same_name])
+            )
         if same_name:
             keywords = "/".join(f"`{k}=`" for k in dict.fromkeys(passed))
             new = "/".join(sorted({f"`{s.new}=`" for s in same_name}))
@@ -410,8 +431,10 @@ class RenameKeywordArguments(MigrationCodemod):
                 ours, theirs = plan.renames.get(keyword, keyword), renames.get(keyword, keyword)
                 if ours != theirs:
                     target = callee.local or callee.imported or callee.name
-                    reason = (f"`{keyword}=` kept: this call may run `{target}` (takes `{ours}=` now) or the "
-                              f"override `{path}.{callee.name}` (takes `{theirs}=`)")
+                    reason = (
+                        f"`{keyword}=` kept: this call may run `{target}` (takes `{ours}=` now) or the "
+                        f"override `{path}.{callee.name}` (takes `{theirs}=`)"
+                    )
                     return _Plan(plan.what, {}, ("MWB147", reason))
         return None
 
@@ -426,6 +449,10 @@ class RenameKeywordArguments(MigrationCodemod):
                 else:
                     arg = arg.with_changes(keyword=cst.Name(new))
             elif keyword == OLD_PARAMETER:
-                self.review(original, "MWB115", f"`{OLD_PARAMETER}=` passed to {plan.what}, which does not rename that parameter")
+                self.review(
+                    original,
+                    "MWB115",
+                    f"`{OLD_PARAMETER}=` passed to {plan.what}, which does not rename that parameter",
+                )
             args.append(arg)
         return updated.with_changes(args=args)

@@ -142,7 +142,8 @@ class PassOverridesAsArguments(MigrationCodemod):
                 if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
                     names = {
                         (cst.ensure_type(a.asname.name, cst.Name).value if a.asname else a.name.value)
-                        for a in small.names if isinstance(a.name, cst.Name)
+                        for a in small.names
+                        if isinstance(a.name, cst.Name)
                     }
                     self._module_names |= names
                     if "ForwardBatch" in names and small.module is not None and not small.relative:
@@ -161,7 +162,11 @@ class PassOverridesAsArguments(MigrationCodemod):
                 annotated.add(param.name.value)
             elif _FORWARD_BATCH.search(annotation):
                 forward_batches.add(param.name.value)
-        passed = {batch for batch in (batch_argument(call) for call in scan.calls if consuming_call(call)) if batch is not None}
+        passed = {
+            batch
+            for batch in (batch_argument(call) for call in scan.calls if consuming_call(call))
+            if batch is not None
+        }
         frame = FunctionFrame(batch_names=(renamed | annotated | passed) - forward_batches)
         frame.pass_through = self._pass_through_parameter(node, scan.calls)
         self._frames.append(frame)
@@ -258,13 +263,27 @@ class PassOverridesAsArguments(MigrationCodemod):
 
     def _refuse(self, statement: cst.CSTNode, write: OverrideWrite, adjacent_call: str | None) -> None:
         if write.field == OVERRIDE_ARGUMENT:
-            self.review(statement, "MWB139", f"`{OVERRIDE_ARGUMENT}` kept: 0.5.16 has no such override and `ForwardBatch.init_new` reads `batch.seq_lens_cpu`; set that around the forward and restore it after")
+            self.review(
+                statement,
+                "MWB139",
+                f"`{OVERRIDE_ARGUMENT}` kept: 0.5.16 has no such override and `ForwardBatch.init_new` reads `batch.seq_lens_cpu`; set that around the forward and restore it after",
+            )
         elif adjacent_call is not None:
-            self.review(statement, "MWB140", f"`{write.field}` kept: 0.5.16's `{adjacent_call}` takes no `{write.field}=`; build the forward batch with `ForwardBatch.init_new(..., {write.field}=...)`")
+            self.review(
+                statement,
+                "MWB140",
+                f"`{write.field}` kept: 0.5.16's `{adjacent_call}` takes no `{write.field}=`; build the forward batch with `ForwardBatch.init_new(..., {write.field}=...)`",
+            )
         else:
-            self.review(statement, "MWB138", f"`{write.field}` kept: 0.5.16 has no such ScheduleBatch field; pass `{write.field}=` to the call that consumes it (converted only from the statements right before it)")
+            self.review(
+                statement,
+                "MWB138",
+                f"`{write.field}` kept: 0.5.16 has no such ScheduleBatch field; pass `{write.field}=` to the call that consumes it (converted only from the statements right before it)",
+            )
 
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
         indent = "".join(self._indents)
         self._indents.pop()
         frame = self._frames[-1] if self._frames else None
@@ -284,7 +303,9 @@ class PassOverridesAsArguments(MigrationCodemod):
                 removed.update(writes)
         return updated_node.with_changes(body=[s for i, s in enumerate(body) if i not in removed])
 
-    def _fold(self, statement: cst.SimpleStatementLine, writes: list[cst.SimpleStatementLine], indent: str) -> cst.SimpleStatementLine:
+    def _fold(
+        self, statement: cst.SimpleStatementLine, writes: list[cst.SimpleStatementLine], indent: str
+    ) -> cst.SimpleStatementLine:
         call = cst.ensure_type(_statement_call(statement), cst.Call)  # the consuming call
         if call in self._laid_out:  # laid out for its first new keyword: again for all of them
             call = one_line(call)
@@ -299,7 +320,10 @@ class PassOverridesAsArguments(MigrationCodemod):
         # Comments above or beside a folded write stay with the code that now carries its value;
         # blank lines inside the group go with it (the first write's open it, at the block's start too).
         later = [*writes[1:], statement]
-        leading = [*writes[0].leading_lines, *(line for s in later for line in s.leading_lines if line.comment is not None)]
+        leading = [
+            *writes[0].leading_lines,
+            *(line for s in later for line in s.leading_lines if line.comment is not None),
+        ]
         folded = folded.with_changes(leading_lines=leading)
         for write in writes:
             comment = write.trailing_whitespace.comment

@@ -138,12 +138,16 @@ class _Rewrite:
                 result.append(statement.with_changes(leading_lines=leading))
             for i, move in self.after.get(index, []):
                 assertion = cst.ensure_type(body[i], cst.SimpleStatementLine)  # a derived-mode assert
-                result.append(_assert_on(assertion, move.forward_batch).with_changes(leading_lines=_own_comments(body[i])))
+                result.append(
+                    _assert_on(assertion, move.forward_batch).with_changes(leading_lines=_own_comments(body[i]))
+                )
         return result
 
     def _moved_statement(self, body: Sequence[cst.BaseStatement], index: int) -> cst.SimpleStatementLine:
         # An override write or a forward-batch write: a simple statement line.
-        statement = cst.ensure_type(body[index], cst.SimpleStatementLine).with_changes(leading_lines=_own_comments(body[index]))
+        statement = cst.ensure_type(body[index], cst.SimpleStatementLine).with_changes(
+            leading_lines=_own_comments(body[index])
+        )
         batch = self.onto_batch.get(index)
         return _onto_batch(statement, batch) if batch is not None else statement
 
@@ -191,7 +195,9 @@ class MoveOverridesToTheirForward(MigrationCodemod):
         another way than the plan expects, its verdict stands."""
         return self.reported_on(statement, UNMOVABLE_CODES)
 
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
         rewrite = self._rewrites.pop(id(original_node), None)
         if rewrite is None:
             return updated_node

@@ -61,10 +61,7 @@ class RenameOldObjectParameters(MigrationCodemod):
         return self.get_metadata(ScopeProvider, node, None)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        params = [
-            p for p in all_params(node.params)
-            if param_holds_old_object(self, p)
-        ]
+        params = [p for p in all_params(node.params) if param_holds_old_object(self, p)]
         if len(params) != 1 or params[0].name.value == NEW_PARAMETER:
             return
         param = params[0]
@@ -79,7 +76,8 @@ class RenameOldObjectParameters(MigrationCodemod):
         if new_name is None:
             return
         rebinding = [
-            a.node for a in scope.assignments[old_name]
+            a.node
+            for a in scope.assignments[old_name]
             if isinstance(a, Assignment) and a.node is not param and not isinstance(a.node, cst.Name)
         ]
         if rebinding:
@@ -93,7 +91,11 @@ class RenameOldObjectParameters(MigrationCodemod):
             return
         # A positional-only parameter has no keyword callers to break.
         if not node.name.value.startswith("_") and param not in node.params.posonly_params:
-            self.review(node, "MWB113", f"public parameter renamed `{old_name}` -> `{new_name}`: update keyword callers outside this tree")
+            self.review(
+                node,
+                "MWB113",
+                f"public parameter renamed `{old_name}` -> `{new_name}`: update keyword callers outside this tree",
+            )
         for call in scopes.dynamic_reads():
             self._dynamic_reads[call] = (
                 f"{dynamic_read_names([call])} sees the parameter as `{new_name}` now, not `{old_name}`: check the names it looks up"
@@ -103,7 +105,9 @@ class RenameOldObjectParameters(MigrationCodemod):
             self._renames[occurrence] = new_name
         self.state.renamed_signatures.add((self.qualified_scope(), old_name, new_name))
 
-    def _choose_name(self, node: cst.FunctionDef, old_name: str, scopes: NestedScopes, occurrences: list[cst.CSTNode]) -> str | None:
+    def _choose_name(
+        self, node: cst.FunctionDef, old_name: str, scopes: NestedScopes, occurrences: list[cst.CSTNode]
+    ) -> str | None:
         """`batch`, else `schedule_batch`: the first that the function does not already bind or read
         and that no nested scope captures or shadows. None (reported, uses marked) when neither."""
         refusals: list[tuple[str, str]] = []  # (code, why)
@@ -121,7 +125,10 @@ class RenameOldObjectParameters(MigrationCodemod):
                 self.review(node, code, f"`{old_name}` renamed to `{candidate}`: {why}")
             return candidate
         if all(code == "MWB102" for code, _ in refusals):
-            code, reason = "MWB102", f"`{old_name}` not renamed: `{NEW_PARAMETER}` and `{FALLBACK_PARAMETER}` are both taken"
+            code, reason = (
+                "MWB102",
+                f"`{old_name}` not renamed: `{NEW_PARAMETER}` and `{FALLBACK_PARAMETER}` are both taken",
+            )
         else:
             code, reason = "MWB144", f"`{old_name}` not renamed: " + "; ".join(why for _, why in refusals)
         self.review(node, code, reason)

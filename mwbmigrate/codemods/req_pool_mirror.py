@@ -35,14 +35,18 @@ MIRROR = "req_pool_indices_cpu"
 
 
 def _call_statement(function: str, argument: str) -> cst.SimpleStatementLine:
-    return cst.SimpleStatementLine(body=[cst.Expr(cst.Call(func=cst.Name(function), args=[cst.Arg(cst.Name(argument))]))])
+    return cst.SimpleStatementLine(
+        body=[cst.Expr(cst.Call(func=cst.Name(function), args=[cst.Arg(cst.Name(argument))]))]
+    )
 
 
 def _calls(block: cst.BaseSuite, function: str) -> set[str]:
     """Names passed to `function(...)` as statements directly in `block`."""
     found = set()
     for statement in getattr(block, "body", ()):
-        if m.matches(statement, m.SimpleStatementLine(body=[m.Expr(m.Call(func=m.Name(function), args=[m.Arg(m.Name())]))])):
+        if m.matches(
+            statement, m.SimpleStatementLine(body=[m.Expr(m.Call(func=m.Name(function), args=[m.Arg(m.Name())]))])
+        ):
             found.add(statement.body[0].value.args[0].value.value)
     return found
 
@@ -127,8 +131,19 @@ class RepairRequestPoolMirror(MigrationCodemod):
             return updated_node
         body = list(updated_node.body.body)
         empties = [
-            i for i, s in enumerate(body)
-            if m.matches(s, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(m.Attribute(m.Name("self"), m.Name("reqs")))], value=m.List(elements=[]))]))
+            i
+            for i, s in enumerate(body)
+            if m.matches(
+                s,
+                m.SimpleStatementLine(
+                    body=[
+                        m.Assign(
+                            targets=[m.AssignTarget(m.Attribute(m.Name("self"), m.Name("reqs")))],
+                            value=m.List(elements=[]),
+                        )
+                    ]
+                ),
+            )
         ]
         returns = [i for i, s in enumerate(body) if m.matches(s, m.SimpleStatementLine(body=[m.Return(value=None)]))]
         if not empties or not returns or returns[-1] < empties[0] or "self" in _calls(updated_node.body, CLEAR):
@@ -152,10 +167,15 @@ class RepairRequestPoolMirror(MigrationCodemod):
         assign = cst.ensure_type(updated_node.body[0], cst.Assign)
         call = cst.ensure_type(assign.value, cst.Call)
         source = call.args[0].value if call.args else None
-        if not (isinstance(source, cst.ListComp)
-                and isinstance(source.elt, cst.Attribute) and m.matches(source.elt, m.Attribute(attr=m.Name("req_pool_idx")))
-                and isinstance(source.for_in.target, cst.Name) and source.for_in.inner_for_in is None
-                and not source.for_in.ifs and source.elt.value.deep_equals(source.for_in.target)):
+        if not (
+            isinstance(source, cst.ListComp)
+            and isinstance(source.elt, cst.Attribute)
+            and m.matches(source.elt, m.Attribute(attr=m.Name("req_pool_idx")))
+            and isinstance(source.for_in.target, cst.Name)
+            and source.for_in.inner_for_in is None
+            and not source.for_in.ifs
+            and source.elt.value.deep_equals(source.for_in.target)
+        ):
             return updated_node
         device = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
         if device is None or self._function_sets_mirror() or self.state.request_mirror is False:
@@ -167,7 +187,8 @@ class RepairRequestPoolMirror(MigrationCodemod):
                 cst.Element(cst.Attribute(owner, cst.Name("req_pool_indices"))),
                 cst.Element(cst.Attribute(owner, cst.Name("req_pool_indices_cpu"))),
             ],
-            lpar=[], rpar=[],
+            lpar=[],
+            rpar=[],
         )
         value = cst.Call(func=cst.Name(BUILD), args=[cst.Arg(source.for_in.iter), cst.Arg(device)])
         return updated_node.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(targets)], value=value)])

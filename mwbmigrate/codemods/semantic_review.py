@@ -63,6 +63,8 @@ def _forward_batch_argument(call: cst.Call) -> cst.BaseExpression | None:
             return arg.value
     positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
     return positional[FORWARD_BATCH_POSITION].value if len(positional) > FORWARD_BATCH_POSITION else None
+
+
 DERIVED_FIELDS = frozenset({"capture_hidden_mode"})
 # Old-object fields with no ScheduleBatch attribute of that name -> what ScheduleBatch calls it.
 OLD_ONLY_FIELDS = {
@@ -94,7 +96,10 @@ class _FunctionScan(cst.CSTVisitor):
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        if isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and original_node is not self.function:
+        if (
+            isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+            and original_node is not self.function
+        ):
             self.statements.pop()
         super().on_leave(original_node)
 
@@ -140,7 +145,9 @@ class ReportSemanticRisks(MigrationCodemod):
     def _moves_run(self) -> bool:
         return codemod_runs(OVERRIDE_MOVES, self.state.disabled_codemods)
 
-    def _plan_moves(self, node: cst.FunctionDef, facts: FunctionFacts, accesses: set[cst.Name], consuming: list[int]) -> None:
+    def _plan_moves(
+        self, node: cst.FunctionDef, facts: FunctionFacts, accesses: set[cst.Name], consuming: list[int]
+    ) -> None:
         """override-moves' plans, read on the code before the renames: every name that becomes
         `batch` counts as the batch, and the bindings worker-batch-calls drops are not there."""
 
@@ -196,7 +203,8 @@ class ReportSemanticRisks(MigrationCodemod):
         consuming = sorted(self._line(call) for call, _ in scan.calls if callee_name(call) in CONSUMING_CALLS)
         self._plan_moves(node, facts, accesses, consuming)
         overridden = {
-            name for name, bindings in facts.bindings.items()
+            name
+            for name, bindings in facts.bindings.items()
             if any(b.call is not None and override_argument(b.call) is not None for b in bindings)
         }
         for call, statement in scan.calls:
@@ -204,23 +212,43 @@ class ReportSemanticRisks(MigrationCodemod):
                 self._check_consumed(call, statement, consuming, f"`{OLD_METHOD}({OVERRIDE_ARGUMENT}=...)`")
                 value = override_argument(call)
                 if isinstance(value, cst.Attribute) and value.attr.value == OVERRIDE_ARGUMENT:
-                    self.review(statement, "MWB107", "`seq_lens_cpu_cache` reused across forwards; in 0.5.13 it is a one-shot override consumed by init_new")
+                    self.review(
+                        statement,
+                        "MWB107",
+                        "`seq_lens_cpu_cache` reused across forwards; in 0.5.13 it is a one-shot override consumed by init_new",
+                    )
             if callee_name(call) in FORWARD_BATCH_CALLEES and _forward_batch_argument(call) in accesses:
-                self.review(statement, "MWB112", f"the former old object is passed to `{callee_name(call)}`, which expects a ForwardBatch")
+                self.review(
+                    statement,
+                    "MWB112",
+                    f"the former old object is passed to `{callee_name(call)}`, which expects a ForwardBatch",
+                )
         for target, statement in scan.writes:
             field = target.attr.value
             if target.value in accesses:
                 if field in ONE_SHOT_OVERRIDES:
                     self._check_consumed(target, statement, consuming, f"`{field}` override")
                 else:
-                    self.review(statement, "MWB106", f"write to `{field}` now mutates the scheduler's ScheduleBatch (it hit a throw-away copy before)")
+                    self.review(
+                        statement,
+                        "MWB106",
+                        f"write to `{field}` now mutates the scheduler's ScheduleBatch (it hit a throw-away copy before)",
+                    )
             elif field == OVERRIDE_ARGUMENT and facts.aliases:
-                self.review(statement, "MWB107", "`ScheduleBatch.seq_lens_cpu_cache` written as a persistent cache; in 0.5.13 it is a one-shot override")
+                self.review(
+                    statement,
+                    "MWB107",
+                    "`ScheduleBatch.seq_lens_cpu_cache` written as a persistent cache; in 0.5.13 it is a one-shot override",
+                )
         for attribute, statement in scan.reads:
             receiver = cst.ensure_type(attribute.value, cst.Name)  # the scan keeps reads of a name's attribute only
             field = attribute.attr.value
             if receiver.value in either and field in OLD_ONLY_FIELDS:
-                self.review(statement, "MWB114", f"`{field}` exists only on the old object, but `{receiver.value}` may be a ScheduleBatch (its field is `{OLD_ONLY_FIELDS[field]}`)")
+                self.review(
+                    statement,
+                    "MWB114",
+                    f"`{field}` exists only on the old object, but `{receiver.value}` may be a ScheduleBatch (its field is `{OLD_ONLY_FIELDS[field]}`)",
+                )
                 continue
             if attribute.value not in accesses or self._read_through_view(node):
                 continue
@@ -228,11 +256,23 @@ class ReportSemanticRisks(MigrationCodemod):
             if field in DERIVED_FIELDS:
                 if isinstance(self._assert_plans.get(id(statement)), AssertMove) and self._moves_run():
                     continue  # override-moves reads it on the forward batch, after init_new
-                self.review(statement, "MWB104", f"`{field}` was derived on the old object; on ScheduleBatch it is None unless just set: read forward_batch.{field} after init_new")
+                self.review(
+                    statement,
+                    "MWB104",
+                    f"`{field}` was derived on the old object; on ScheduleBatch it is None unless just set: read forward_batch.{field} after init_new",
+                )
             elif field == "seq_lens_cpu" and receiver.value in overridden:
-                self.review(statement, "MWB104", "`seq_lens_cpu` reflected the override on the old object; read forward_batch.seq_lens_cpu after init_new")
+                self.review(
+                    statement,
+                    "MWB104",
+                    "`seq_lens_cpu` reflected the override on the old object; read forward_batch.seq_lens_cpu after init_new",
+                )
             elif field in UNGATED_FIELDS:
-                self.review(statement, "MWB105", f"`{field}` was None in decode/idle on the old object; ScheduleBatch's field is not gated")
+                self.review(
+                    statement,
+                    "MWB105",
+                    f"`{field}` was None in decode/idle on the old object; ScheduleBatch's field is not gated",
+                )
 
     def _params_typed_either(self, node: cst.FunctionDef) -> set[str]:
         """Parameters annotated `Union[..., ModelWorkerBatch, ...]` (or `A | ModelWorkerBatch`)."""
@@ -250,10 +290,22 @@ class ReportSemanticRisks(MigrationCodemod):
         line = self._line(node)
         after = [c for c in consuming if c >= line]
         if not after:
-            self.review(statement, "MWB103", f"{what} is not consumed by a forward in this function; set it right before the consuming call")
+            self.review(
+                statement,
+                "MWB103",
+                f"{what} is not consumed by a forward in this function; set it right before the consuming call",
+            )
         elif len(after) > 1:
-            self.review(statement, "MWB103", f"{what} is consumed by the first of {len(after)} later forwards only; re-set it before each")
+            self.review(
+                statement,
+                "MWB103",
+                f"{what} is consumed by the first of {len(after)} later forwards only; re-set it before each",
+            )
         else:
             plan = self._write_plans.get(id(statement))
             if isinstance(plan, Refused):
-                self.review(statement, "MWB116", f"{what} not moved next to its consuming call: {plan.reason}; move it there by hand once that is safe")
+                self.review(
+                    statement,
+                    "MWB116",
+                    f"{what} not moved next to its consuming call: {plan.reason}; move it there by hand once that is safe",
+                )

@@ -101,11 +101,12 @@ class DropWorkerBatchCalls(MigrationCodemod):
         self._own_method_receivers.pop()
         return updated_node
 
-
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
         refused = self._refused_uses.get(original_node)
         if refused is not None:
-            self.review(original_node, "MWB101", f"`{refused}` still holds the old object: its `{OLD_METHOD}()` was kept")
+            self.review(
+                original_node, "MWB101", f"`{refused}` still holds the old object: its `{OLD_METHOD}()` was kept"
+            )
         receiver = self._renames.get(original_node)
         return updated_node.with_changes(value=receiver) if receiver else updated_node
 
@@ -114,13 +115,19 @@ class DropWorkerBatchCalls(MigrationCodemod):
         call = old_method_call(updated_node)
         if call is None or self._function_depth == 0:
             return updated_node
-        receiver = cst.ensure_type(call.func, cst.Attribute).value  # old_method_call: `<receiver>.get_model_worker_batch(...)`
+        receiver = cst.ensure_type(
+            call.func, cst.Attribute
+        ).value  # old_method_call: `<receiver>.get_model_worker_batch(...)`
         if isinstance(receiver, cst.Name) and receiver.value in self._own_method_receivers[-1]:
             return updated_node
         parent = self.parent(original_node)
         if isinstance(parent, cst.Assign) or original_node.args:
             if original_node.args and not isinstance(parent, cst.Assign):
-                self.review(original_node, "MWB101", f"inline `{OLD_METHOD}({OVERRIDE_ARGUMENT}=...)` kept: hoist the override by hand")
+                self.review(
+                    original_node,
+                    "MWB101",
+                    f"inline `{OLD_METHOD}({OVERRIDE_ARGUMENT}=...)` kept: hoist the override by hand",
+                )
             return updated_node
         return receiver
 

@@ -23,8 +23,18 @@ def dirty_files(paths: list[Path]) -> list[Path]:
     for root, members in by_root.items():
         completed = subprocess.run(
             # Ignored files too: git could not give their original back either.
-            ["git", "-C", str(root), "status", "--porcelain", "-z", "--untracked-files=all", "--ignored=matching", "--",
-             *[str(p.relative_to(root)) for p in members]],
+            [
+                "git",
+                "-C",
+                str(root),
+                "status",
+                "--porcelain",
+                "-z",
+                "--untracked-files=all",
+                "--ignored=matching",
+                "--",
+                *[str(p.relative_to(root)) for p in members],
+            ],
             capture_output=True,
         )
         if completed.returncode != 0:

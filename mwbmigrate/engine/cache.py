@@ -82,7 +82,9 @@ def canonical(value: object) -> Any:
     if isinstance(value, (list, tuple)):
         return [canonical(v) for v in value]
     if isinstance(value, dict):
-        return sorted(([canonical(k), canonical(v)] for k, v in value.items()), key=lambda kv: json.dumps(kv, sort_keys=True))
+        return sorted(
+            ([canonical(k), canonical(v)] for k, v in value.items()), key=lambda kv: json.dumps(kv, sort_keys=True)
+        )
     return repr(value)
 
 

@@ -17,10 +17,10 @@ def _lines(text: str) -> list[str]:
     while index < length:
         char = text[index]
         if char == "\n":
-            lines.append(text[start:index + 1])
+            lines.append(text[start : index + 1])
             start = index + 1
         elif char == "\r":
-            end = index + 2 if text[index + 1:index + 2] == "\n" else index + 1
+            end = index + 2 if text[index + 1 : index + 2] == "\n" else index + 1
             lines.append(text[start:end])
             start = end
             index = end - 1

@@ -11,10 +11,26 @@ import pathspec
 from mwbmigrate.codemods import PREFILTER_BYTES  # the union of the codemods' TRIGGERS
 
 # Folders that never hold code a user wants rewritten; pruned before descending.
-ALWAYS_SKIPPED_DIRS = frozenset({
-    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "build", "dist",
-    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs", "node_modules", "site-packages",
-})
+ALWAYS_SKIPPED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        "__pycache__",
+        "build",
+        "dist",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".eggs",
+        "node_modules",
+        "site-packages",
+    }
+)
 
 
 TEMPORARY_SUFFIX = ".mwbmigrate.tmp"  # see engine.writer
@@ -35,7 +51,9 @@ class DiscoveredFile:
 class Discovery:
     files: list[DiscoveredFile] = field(default_factory=list)
     problems: list[tuple[Path, str, str]] = field(default_factory=list)  # (path, display path, reason)
-    links: list[tuple[Path, str, str]] = field(default_factory=list)  # symbolic links, never followed: (path, display path, why)
+    links: list[tuple[Path, str, str]] = field(
+        default_factory=list
+    )  # symbolic links, never followed: (path, display path, why)
     stale_temporaries: list[Path] = field(default_factory=list)  # left by a run that was killed mid-write
 
 
@@ -193,13 +211,16 @@ def discover(
                 take(child)
 
     taken = {Path(os.path.realpath(f.path)) for f in result.files}  # realpath: a link loop does not raise
-    result.links = [(path, relative, _link_reason(path, root, taken)) for path, relative in sorted(links, key=lambda link: link[1])]
+    result.links = [
+        (path, relative, _link_reason(path, root, taken)) for path, relative in sorted(links, key=lambda link: link[1])
+    ]
     result.files.sort(key=lambda f: f.display_path)
     return result
 
 
-def discover_source(filename: str, data: bytes, include: list[str] | None = None,
-                    exclude: list[str] | None = None) -> Discovery:
+def discover_source(
+    filename: str, data: bytes, include: list[str] | None = None, exclude: list[str] | None = None
+) -> Discovery:
     """One module read elsewhere (stdin) that lives at `filename`: the rules of a file named there."""
     absolute = Path(os.path.abspath(filename))
     relative = absolute.relative_to(display_root([absolute])).as_posix()

@@ -107,8 +107,8 @@ def elide(text: str, triggers: Iterable[str]) -> Elision | None:
     elided: list[_Elided] = []
     position = 0  # 0-based index of the next line to copy
     for number, (first, last, indent) in enumerate(spans):
-        out.extend(lines[position:first - 1])
-        body = lines[first - 1:last]
+        out.extend(lines[position : first - 1])
+        body = lines[first - 1 : last]
         newline = _newline_of(body[-1])
         out.append(indent + PLACEHOLDER.format(number) + newline)
         elided.append(_Elided(number, indent, "".join(body), len(body)))
@@ -125,7 +125,7 @@ def _newline_of(line: str) -> str:
 
 
 def _segment(lines: Sequence[str], first: int, last: int) -> str:
-    return "".join(lines[first - 1:last])
+    return "".join(lines[first - 1 : last])
 
 
 def _mentions(text: str, words: Sequence[str], names: frozenset[str]) -> bool:
@@ -154,7 +154,11 @@ def _names_holding_old_api(tree: ast.Module, lines: Sequence[str], triggers: Seq
 
 
 def _bindings(
-    body: Sequence[ast.stmt], lines: Sequence[str], found: list[tuple[str, set[str]]], in_function: bool, in_class: bool = False,
+    body: Sequence[ast.stmt],
+    lines: Sequence[str],
+    found: list[tuple[str, set[str]]],
+    in_function: bool,
+    in_class: bool = False,
 ) -> None:
     for statement in body:
         for node in ast.walk(statement) if not isinstance(statement, (*_FUNCTIONS, ast.ClassDef)) else (statement,):
@@ -183,7 +187,9 @@ def _bindings(
             # snapshot stored in `self.records[i]`) is read by its other methods; a write to
             # another object's attribute is its own function's business.
             value_text = _segment(lines, value.lineno, value.end_lineno or value.lineno)
-            checks = " ".join(c.value for c in ast.walk(value) if isinstance(c, ast.Constant) and isinstance(c.value, str))
+            checks = " ".join(
+                c.value for c in ast.walk(value) if isinstance(c, ast.Constant) and isinstance(c.value, str)
+            )
             for target in targets:
                 for part in ast.walk(target):
                     if isinstance(part, ast.Attribute):
@@ -198,13 +204,20 @@ def _bindings(
 
 
 def _collect(
-    body: Sequence[ast.stmt], lines: Sequence[str], triggers: Sequence[str], tainted: frozenset[str],
+    body: Sequence[ast.stmt],
+    lines: Sequence[str],
+    triggers: Sequence[str],
+    tainted: frozenset[str],
     spans: list[tuple[int, int, str]],
 ) -> None:
     for node in body:
         if isinstance(node, ast.ClassDef):
             start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            header = _segment(lines, start, node.body[0].lineno - 1) if node.body[0].lineno > node.lineno else lines[node.lineno - 1]
+            header = (
+                _segment(lines, start, node.body[0].lineno - 1)
+                if node.body[0].lineno > node.lineno
+                else lines[node.lineno - 1]
+            )
             if not _mentions(header, triggers, tainted):
                 # A class named by a trigger (`class ScheduleBatch(`, a subclass of the old class)
                 # stays whole: codemods read such a class as a unit.
@@ -216,7 +229,10 @@ def _collect(
 
 
 def _elidable_body(
-    node: ast.FunctionDef | ast.AsyncFunctionDef, lines: Sequence[str], triggers: Sequence[str], tainted: frozenset[str],
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+    lines: Sequence[str],
+    triggers: Sequence[str],
+    tainted: frozenset[str],
 ) -> tuple[int, int, str] | None:
     start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
     last = node.end_lineno
@@ -233,9 +249,9 @@ def _elidable_body(
     line = lines[first - 1]
     if decorators and first < first_statement.lineno:
         # A decorated first statement starts at its `@`, one column left of the decorator.
-        prefix = line.encode("utf-8")[:max(decorators[0].col_offset - 1, 0)]
+        prefix = line.encode("utf-8")[: max(decorators[0].col_offset - 1, 0)]
     else:
-        prefix = line.encode("utf-8")[:first_statement.col_offset]
+        prefix = line.encode("utf-8")[: first_statement.col_offset]
     indent = prefix.decode("utf-8", "replace")
     if not indent or indent.strip(" \t"):
         return None  # the statement does not start its line after plain indentation

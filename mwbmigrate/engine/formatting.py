@@ -162,7 +162,11 @@ def _format_with_ruff(text: str, ranges: list[tuple[int, int]], path: str, confi
     for start, end in reversed(ranges):
         completed = subprocess.run(
             [ruff, "format", f"--range={start}-{end}", "--stdin-filename", path, "-"],
-            input=text, capture_output=True, text=True, encoding="utf-8", cwd=config_dir,
+            input=text,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            cwd=config_dir,
         )
         if completed.returncode != 0:
             reason = (completed.stderr.strip().splitlines() or ["no reason given"])[-1]
@@ -239,10 +243,14 @@ def format_result(result: FileResult, formatter: Formatter) -> FileResult:
     try:
         formatted = formatter.format(result.original, result.rewritten, result.path)
     except Exception as error:  # FormattingFailed, or a surprise: never lose a file to the formatter
-        return _refused(result, str(error) if isinstance(error, FormattingFailed) else f"{formatter.name} failed ({error})")
+        return _refused(
+            result, str(error) if isinstance(error, FormattingFailed) else f"{formatter.name} failed ({error})"
+        )
     if formatted == result.rewritten:
         return result
-    reason = _outside_changes(formatter.name, result.original, result.rewritten, formatted) or _invalid(formatted, result)
+    reason = _outside_changes(formatter.name, result.original, result.rewritten, formatted) or _invalid(
+        formatted, result
+    )
     if reason is not None:
         return _refused(result, reason)
     items = _relocated(formatter.name, result.review_items, result.rewritten, formatted)
@@ -257,7 +265,11 @@ def _refused(result: FileResult, reason: str) -> FileResult:
     """The file as a failure: no text to write or diff, no review items on lines never written."""
     one_line = " ".join(reason.split())
     return replace(
-        result, status=FileStatus.FAILED, original=None, rewritten=None, review_items=(),
+        result,
+        status=FileStatus.FAILED,
+        original=None,
+        rewritten=None,
+        review_items=(),
         error=f"--format-changed: {one_line}; file left untouched",
     )
 
@@ -345,7 +357,8 @@ def _relocated(
             old_slots, new_slots = slots
             candidates = (
                 {new for old, new in zip(old_slots, new_slots, strict=True) if old == item.line}
-                if len(old_slots) == len(new_slots) else set()
+                if len(old_slots) == len(new_slots)
+                else set()
             )
             if len(candidates) != 1:
                 return f"{name} changed the statement of line {item.line}, where {item.code} is reported, beyond recognition"

@@ -46,7 +46,7 @@ class _TopLevelImports(AddImportsVisitor):
     """The visitor, gathering from the leading statements only (the rest cannot change what it finds)."""
 
     def visit_Module(self, node: cst.Module) -> None:
-        head = node.with_changes(body=node.body[:_leading_statements(node)])
+        head = node.with_changes(body=node.body[: _leading_statements(node)])
         super().visit_Module(head)
 
 

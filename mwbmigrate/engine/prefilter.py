@@ -115,7 +115,10 @@ def code_view(text: str) -> str | None:
 
 
 def needs_parsing(
-    data: bytes, path: str, options: TransformOptions, codemods: tuple[type[MigrationCodemod], ...] = CODEMODS,
+    data: bytes,
+    path: str,
+    options: TransformOptions,
+    codemods: tuple[type[MigrationCodemod], ...] = CODEMODS,
 ) -> bool:
     """Whether a file the byte prefilter let through must be parsed (False: prose-only mentions)."""
     try:

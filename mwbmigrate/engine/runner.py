@@ -51,13 +51,17 @@ def _pass_one(item: _PassOne) -> FileResult:
 def _pass_two(item: _PassTwo) -> FileResult:
     first, options, data = item
     text = first.rewritten if first.rewritten is not None else None
-    second = transform_file(Path(first.path), first.display_path, options, SECOND_PASS_CODEMODS, source_text=text, data=data)
+    second = transform_file(
+        Path(first.path), first.display_path, options, SECOND_PASS_CODEMODS, source_text=text, data=data
+    )
     if second.status is FileStatus.FAILED:
         return second
     if text is None and second.status is FileStatus.UNCHANGED:
         return first
     suggestions = {(i.code, i.message): i.suggestion for i in first.review_items}
-    items = tuple(replace(i, suggestion=i.suggestion or suggestions.get((i.code, i.message), "")) for i in second.review_items)
+    items = tuple(
+        replace(i, suggestion=i.suggestion or suggestions.get((i.code, i.message), "")) for i in second.review_items
+    )
     # Findings are each pass's own (never read back off the text): pass 1's, then pass 2's on a line.
     items = tuple(sorted(first.review_items + items, key=lambda i: (i.line, i.column)))
     return replace(
@@ -106,7 +110,9 @@ def merge_signatures(results: Iterable[FileResult]) -> ProjectSignatures:
 
 
 def _map(
-    function: Callable[[_Item], FileResult], items: Sequence[tuple[int, _Item, int]], jobs: int,
+    function: Callable[[_Item], FileResult],
+    items: Sequence[tuple[int, _Item, int]],
+    jobs: int,
     progress: Progress | None,
 ) -> dict[int, FileResult]:
     """`function` over `(index, item, size)` items, largest first, one item per task; results by index."""
@@ -160,8 +166,11 @@ class _FirstPass:
 
 
 def _first_pass(
-    files: list[DiscoveredFile], options_of: Callable[[DiscoveredFile], TransformOptions], jobs: int,
-    progress: Progress | None, cache: ResultCache | None,
+    files: list[DiscoveredFile],
+    options_of: Callable[[DiscoveredFile], TransformOptions],
+    jobs: int,
+    progress: Progress | None,
+    cache: ResultCache | None,
 ) -> _FirstPass:
     state = _FirstPass({}, {}, {}, set())
     work: list[tuple[int, _PassOne, int]] = []
@@ -178,7 +187,9 @@ def _first_pass(
             continue
         state.data[index] = data
         if cache is not None:
-            state.keys[index] = key = cache.key("pass-1", str(discovered.path), discovered.display_path, data, options, CODEMODS)
+            state.keys[index] = key = cache.key(
+                "pass-1", str(discovered.path), discovered.display_path, data, options, CODEMODS
+            )
             cached = cache.load(key, str(discovered.path), discovered.display_path)
             if cached is not None:
                 state.results[index] = cached
@@ -204,8 +215,12 @@ def _first_pass(
 
 
 def _second_pass(
-    first: _FirstPass, results: list[FileResult], signatures: ProjectSignatures,
-    options_of: Callable[[FileResult], TransformOptions], jobs: int, cache: ResultCache | None,
+    first: _FirstPass,
+    results: list[FileResult],
+    signatures: ProjectSignatures,
+    options_of: Callable[[FileResult], TransformOptions],
+    jobs: int,
+    cache: ResultCache | None,
 ) -> None:
     """Pass 2 over the files that still pass a renamed parameter by keyword; `results` updated in place."""
     work: list[tuple[int, _PassTwo, int]] = []
@@ -271,7 +286,11 @@ def run_rewrite(
 
     progress = progress_factory(len(discovery.files)) if progress_factory else None
     first = _first_pass(
-        discovery.files, lambda f: file_options(options, f.path, f.display_path), jobs, progress, cache,
+        discovery.files,
+        lambda f: file_options(options, f.path, f.display_path),
+        jobs,
+        progress,
+        cache,
     )
     results = [first.results[index] for index in range(len(discovery.files))]
 
@@ -279,7 +298,12 @@ def run_rewrite(
     if signatures:
         second_options = replace(options, project_signatures=signatures)
         _second_pass(
-            first, results, signatures, lambda r: file_options(second_options, Path(r.path), r.display_path), jobs, cache,
+            first,
+            results,
+            signatures,
+            lambda r: file_options(second_options, Path(r.path), r.display_path),
+            jobs,
+            cache,
         )
     if formatter is not None:
         results = [format_result(result, formatter) for result in results]

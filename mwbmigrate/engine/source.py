@@ -27,7 +27,7 @@ def decode_source(data: bytes) -> DecodedSource:
     if b"\x00" in data:
         raise UnreadableSource("contains null bytes")
     has_bom = data.startswith(codecs.BOM_UTF8)
-    body = data[len(codecs.BOM_UTF8):] if has_bom else data
+    body = data[len(codecs.BOM_UTF8) :] if has_bom else data
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:

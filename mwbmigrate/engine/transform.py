@@ -113,7 +113,10 @@ def migration_state(path: str, options: TransformOptions) -> MigrationState:
 
 
 def body_words(
-    codemods: tuple[type[MigrationCodemod], ...], options: TransformOptions, text: str, state: MigrationState,
+    codemods: tuple[type[MigrationCodemod], ...],
+    options: TransformOptions,
+    text: str,
+    state: MigrationState,
 ) -> tuple[str, ...]:
     """The words that make a function body matter to a pass: the TRIGGERS and BODY_WORDS of the
     codemods that apply to the module, and the old parameter names of the project's renamed
@@ -138,7 +141,9 @@ def transform_source(
     """
     elision = None
     if options.elide:
-        elision = elide(text, body_words(codemods, options, text, migration_state(location_path or display_path, options)))
+        elision = elide(
+            text, body_words(codemods, options, text, migration_state(location_path or display_path, options))
+        )
     if elision is not None:
         outcome = _transform_text(elision.text, display_path, options, codemods, location_path)
         restored = elision.restore(outcome.text)
@@ -159,8 +164,10 @@ def _transform_text(
 ) -> TextOutcome:
     module = cst.parse_module(text)
     if module.code != text:
-        raise NotRoundTrippable("LibCST cannot reproduce this file byte for byte (form feed, trailing "
-                                "whitespace or a final backslash comment); file left untouched")
+        raise NotRoundTrippable(
+            "LibCST cannot reproduce this file byte for byte (form feed, trailing "
+            "whitespace or a final backslash comment); file left untouched"
+        )
     state = migration_state(location_path or display_path, options)
     context = CodemodContext(filename=display_path, scratch={STATE_KEY: state})
     current = text
@@ -265,6 +272,7 @@ def transform_file(
 
     `data`: the module's bytes when they come from elsewhere than `path` (stdin); `path` then only
     says where the module lives."""
+
     def failed(reason: str) -> FileResult:
         return FileResult(str(path), display_path, FileStatus.FAILED, error=reason)
 
@@ -303,7 +311,8 @@ def transform_file(
         return replace(failed("too deeply nested to parse"), parsed=True)
     except Exception as error:  # a codemod bug must never cost the user a file
         return replace(
-            failed(f"internal error in a codemod ({error.__class__.__name__}: {error}); file left untouched"), parsed=True
+            failed(f"internal error in a codemod ({error.__class__.__name__}: {error}); file left untouched"),
+            parsed=True,
         )
 
     new_text = outcome.text
@@ -314,7 +323,9 @@ def transform_file(
     try:
         decoded.encode(new_text)
     except UnicodeEncodeError:
-        return replace(failed(f"rewritten text cannot be encoded as {decoded.encoding}; file left untouched"), parsed=True)
+        return replace(
+            failed(f"rewritten text cannot be encoded as {decoded.encoding}; file left untouched"), parsed=True
+        )
     status = FileStatus.CHANGED if new_text != original else FileStatus.UNCHANGED
     return FileResult(
         path=str(path),

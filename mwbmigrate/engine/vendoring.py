@@ -129,10 +129,14 @@ def _final_bytes(result: FileResult) -> bytes | None:
 
 def _fallback_note(result: FileResult, package: Path | None) -> str:
     if package is None:
-        return (f"{result.display_path}: in no importable package (no __init__.py in its folder or above), "
-                f"so it imports {RUNTIME_MODULE}: install mwbmigrate where it runs, or move it into a package")
-    return (f"{result.display_path}: imports {RUNTIME_MODULE} (migrated in import mode); change that import to "
-            f"{vendored_module(package)} to drop the dependency, and run again to vendor it")
+        return (
+            f"{result.display_path}: in no importable package (no __init__.py in its folder or above), "
+            f"so it imports {RUNTIME_MODULE}: install mwbmigrate where it runs, or move it into a package"
+        )
+    return (
+        f"{result.display_path}: imports {RUNTIME_MODULE} (migrated in import mode); change that import to "
+        f"{vendored_module(package)} to drop the dependency, and run again to vendor it"
+    )
 
 
 def _display_path(path: Path, root: Path, package: Path) -> str:
@@ -220,7 +224,9 @@ def apply_vendoring(summary: RunSummary) -> None:
         if file.error is not None or not file.changed:
             continue
         package = _package_of_copy(file)
-        reason = "not written: another file of this copy cannot be written" if package in broken else write_vendored(file)
+        reason = (
+            "not written: another file of this copy cannot be written" if package in broken else write_vendored(file)
+        )
         if reason is not None:
             summary.vendored[index] = replace(file, error=reason)
             broken.add(package)

@@ -106,9 +106,7 @@ class _ClassPlan:
         slot_names = _slot_names(cls)
         self.has_dict = hasattr(batch, "__dict__")
         plain_setattr = cls.__setattr__ is _OBJECT_SETATTR
-        descriptor_names = tuple(
-            n for n in dict.fromkeys(fields + slot_names) if _is_settable_descriptor(cls, n)
-        )
+        descriptor_names = tuple(n for n in dict.fromkeys(fields + slot_names) if _is_settable_descriptor(cls, n))
         self.descriptor_names = descriptor_names
         self.fast = self.has_dict and plain_setattr and not descriptor_names
         # ScheduleBatch.is_spec_v2 is a property: read it directly on the hot path.
@@ -287,9 +285,7 @@ class ForwardIsolation:
         reset_overrides: bool = True,
     ) -> None:
         if snapshot is not None and not isinstance(snapshot, bool) and snapshot not in _POLICIES:
-            raise ValueError(
-                f"snapshot must be None, True, False, 'spec_v2' or 'any_spec', not {snapshot!r}"
-            )
+            raise ValueError(f"snapshot must be None, True, False, 'spec_v2' or 'any_spec', not {snapshot!r}")
         self.batch = batch
         self.ring = ring
         self.policy = snapshot

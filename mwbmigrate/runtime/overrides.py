@@ -105,9 +105,7 @@ class StaleSeqLensCpuCacheError(ValueError, AssertionError):
     time it is raised the field has already been reset on the batch.
     """
 
-    def __init__(
-        self, cache_shape: Optional[tuple[int, ...]], seq_lens_shape: Optional[tuple[int, ...]]
-    ) -> None:
+    def __init__(self, cache_shape: Optional[tuple[int, ...]], seq_lens_shape: Optional[tuple[int, ...]]) -> None:
         self.cache_shape = cache_shape
         self.seq_lens_shape = seq_lens_shape
         super().__init__(
@@ -166,9 +164,7 @@ def reset_forward_overrides(batch: Any) -> None:
             setattr(batch, name, default)
 
 
-def _enum_member(
-    name: str, explicit: Any, modes: Any, related: tuple[Any, ...]
-) -> Any:
+def _enum_member(name: str, explicit: Any, modes: Any, related: tuple[Any, ...]) -> Any:
     """Find ``CaptureHiddenMode.<name>`` without importing sglang."""
     if explicit is not _MISSING:
         return explicit
@@ -249,9 +245,7 @@ def apply_forward_overrides(
     defaults.
     """
     consumed = consume_forward_overrides(batch)
-    mode = derive_capture_hidden_mode(
-        batch, consumed.capture_hidden_mode, modes=modes, null=null, full=full
-    )
+    mode = derive_capture_hidden_mode(batch, consumed.capture_hidden_mode, modes=modes, null=null, full=full)
     cache = consumed.seq_lens_cpu_cache
     seq_lens_cpu = cache if cache is not None else getattr(batch, "seq_lens_cpu", None)
     if seq_lens_cpu is not None and getattr(batch, "seq_lens_sum", 0) is None:

@@ -123,10 +123,22 @@ def _run_pytest(
     results = workdir / f"{tag}.json"
     junit = workdir / f"{tag}.xml"
     command = [
-        sys.executable, "-m", "pytest", *targets,
-        "-c", os.devnull, "--rootdir", str(suite_dir),  # no ini file of the caller's project
-        "-p", "no:cacheprovider", "-q", "-rfE", "--color=no",
-        f"--junitxml={junit}", "-o", f"junit_suite_name=mwbmigrate.verify.{tag}",
+        sys.executable,
+        "-m",
+        "pytest",
+        *targets,
+        "-c",
+        os.devnull,
+        "--rootdir",
+        str(suite_dir),  # no ini file of the caller's project
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-rfE",
+        "--color=no",
+        f"--junitxml={junit}",
+        "-o",
+        f"junit_suite_name=mwbmigrate.verify.{tag}",
         *extra_args,
     ]
     if keyword:
@@ -144,9 +156,7 @@ def _run_pytest(
     env.pop(CUDA_MODE_ENV, None)
     if cuda_mode:
         env[CUDA_MODE_ENV] = cuda_mode
-    completed = subprocess.run(
-        command, cwd=str(suite_dir), env=env, capture_output=True, text=True, check=False
-    )
+    completed = subprocess.run(command, cwd=str(suite_dir), env=env, capture_output=True, text=True, check=False)
     document: dict[str, Any] = {}
     if results.is_file():
         try:
@@ -203,7 +213,7 @@ def _write_junit(target: Path, static: Optional[StaticReport], runs: list[SuiteR
         if run.junit is None:
             continue
         parsed = ET.parse(run.junit).getroot()
-        for suite in ([parsed] if parsed.tag == "testsuite" else list(parsed)):
+        for suite in [parsed] if parsed.tag == "testsuite" else list(parsed):
             root.append(suite)
     target.parent.mkdir(parents=True, exist_ok=True)
     ET.ElementTree(root).write(target, encoding="utf-8", xml_declaration=True)
@@ -213,7 +223,10 @@ def _write_junit(target: Path, static: Optional[StaticReport], runs: list[SuiteR
 
 
 def _verify(
-    path: Optional[Path], gpu: str, junit_xml: Optional[Path], keyword: Optional[str],
+    path: Optional[Path],
+    gpu: str,
+    junit_xml: Optional[Path],
+    keyword: Optional[str],
     allow_review_markers: bool,
 ) -> VerifyResult:
     result = VerifyResult(path=None if path is None else str(path), gpu_mode=gpu)
@@ -224,7 +237,9 @@ def _verify(
             return result
         result.static = check_tree(path, allow_review_markers=allow_review_markers)
         if not result.static.passed:
-            result.problems.append(f"static checks: {len(result.static.failing()) + len(result.static.problems)} finding(s)")
+            result.problems.append(
+                f"static checks: {len(result.static.failing()) + len(result.static.problems)} finding(s)"
+            )
 
     missing = _missing_extra()
     runs: list[SuiteRun] = []
@@ -238,9 +253,14 @@ def _verify(
         with tempfile.TemporaryDirectory(prefix="mwbmigrate-verify-") as tmp:
             workdir = Path(tmp)
             cpu = _run_pytest(
-                SUITE_DIR, ["."], tree=None if path is None else path.resolve(), keyword=keyword,
+                SUITE_DIR,
+                ["."],
+                tree=None if path is None else path.resolve(),
+                keyword=keyword,
                 extra_args=["-m", "not cuda"] if gpu == "off" else [],
-                workdir=workdir, tag="suite", cuda_mode="defer",
+                workdir=workdir,
+                tag="suite",
+                cuda_mode="defer",
             )
             runs.append(cpu)
             if not cpu.document:
@@ -254,17 +274,26 @@ def _verify(
                 result.cuda_available = bool(cpu.document.get("cuda_available"))
                 result.tests = list(cpu.tests)
                 if cpu.exitstatus not in (0, 1, 5):
-                    result.problems.append(f"pytest stopped with exit status {cpu.exitstatus}: {_summary_line(cpu.output)}")
+                    result.problems.append(
+                        f"pytest stopped with exit status {cpu.exitstatus}: {_summary_line(cpu.output)}"
+                    )
             if result.suite_ran and result.cuda_available and gpu != "off":
                 cuda = _run_pytest(
-                    SUITE_DIR, [CUDA_MODULE], tree=None if path is None else path.resolve(), keyword=keyword,
+                    SUITE_DIR,
+                    [CUDA_MODULE],
+                    tree=None if path is None else path.resolve(),
+                    keyword=keyword,
                     extra_args=["-m", "cuda"],
-                    workdir=workdir, tag="cuda", cuda_mode=None,
+                    workdir=workdir,
+                    tag="cuda",
+                    cuda_mode=None,
                 )
                 runs.append(cuda)
                 result.tests += cuda.tests
                 if not cuda.document:
-                    result.problems.append("the CUDA run did not report: " + (_summary_line(cuda.output) or "no output"))
+                    result.problems.append(
+                        "the CUDA run did not report: " + (_summary_line(cuda.output) or "no output")
+                    )
                 elif cuda.exitstatus not in (0, 1, 5):
                     result.problems.append(f"the CUDA run stopped with exit status {cuda.exitstatus}")
             if junit_xml is not None:
@@ -317,8 +346,11 @@ def run_verify(
     if fmt not in FORMATS:
         raise ValueError(f"fmt must be one of {', '.join(FORMATS)}, not {fmt!r}")
     result = _verify(
-        None if path is None else Path(path), gpu, None if junit_xml is None else Path(junit_xml),
-        keyword, allow_review_markers,
+        None if path is None else Path(path),
+        gpu,
+        None if junit_xml is None else Path(junit_xml),
+        keyword,
+        allow_review_markers,
     )
     if fmt == "json":
         out = getattr(console, "file", None) or sys.stdout
@@ -369,9 +401,14 @@ def _render(result: VerifyResult, console: Any) -> None:
         counts = static.counts()
         for code, summary in CHECKS.items():
             n = counts[code]
-            shown = str(n) if not n else (
-                f"[yellow]{n} (allowed)[/yellow]" if code == REVIEW_MARKER and static.allow_review_markers
-                else f"[red]{n}[/red]"
+            shown = (
+                str(n)
+                if not n
+                else (
+                    f"[yellow]{n} (allowed)[/yellow]"
+                    if code == REVIEW_MARKER and static.allow_review_markers
+                    else f"[red]{n}[/red]"
+                )
             )
             table.add_row(code, summary, shown)
         console.print(table)
@@ -403,8 +440,11 @@ def _render(result: VerifyResult, console: Any) -> None:
             row = [group]
             for name in impl_names:
                 cell_counts = groups[group].get(name)
-                messages = [t["message"] for t in result.tests
-                            if t["group"] == group and t.get("impl") == name and t["outcome"] == "skipped"]
+                messages = [
+                    t["message"]
+                    for t in result.tests
+                    if t["group"] == group and t.get("impl") == name and t["outcome"] == "skipped"
+                ]
                 row.append(_cell(cell_counts, messages))
             table.add_row(*row)
         console.print(table)
@@ -416,7 +456,9 @@ def _render(result: VerifyResult, console: Any) -> None:
 
         console.print("[bold]Implementations tested[/bold]")
         for impl in result.implementations:
-            profile = ", ".join(f"{k}={v}" for k, v in impl["profile"].items() if v is not None) or "no contract applies"
+            profile = (
+                ", ".join(f"{k}={v}" for k, v in impl["profile"].items() if v is not None) or "no contract applies"
+            )
             console.print(f"  {impl['name']}: {escape(impl['description'])} [dim]({escape(profile)})[/dim]")
             for note in impl.get("notes", []):
                 console.print(f"    [dim]- {escape(note)}[/dim]")
@@ -425,7 +467,9 @@ def _render(result: VerifyResult, console: Any) -> None:
             console.print(f"  tree: [yellow]not tested[/yellow]: {escape(str(tree.get('reason')))}")
 
     gpu_colour = "green" if result.cuda_available and "not run" not in result.gpu_status else "yellow"
-    console.print(f"[bold]GPU[/bold] (--gpu {result.gpu_mode}): [{gpu_colour}]{escape(result.gpu_status)}[/{gpu_colour}]")
+    console.print(
+        f"[bold]GPU[/bold] (--gpu {result.gpu_mode}): [{gpu_colour}]{escape(result.gpu_status)}[/{gpu_colour}]"
+    )
     if result.exit_code:
         console.print("[bold red]verify failed[/bold red]: " + escape("; ".join(result.problems)))
     else:

@@ -119,9 +119,7 @@ class SGLangTree:
 
     @property
     def ForwardMode(self) -> Any:  # noqa: N802
-        return self._attr(FORWARD_BATCH_INFO, "ForwardMode") or getattr(
-            self.schedule_batch, "ForwardMode", None
-        )
+        return self._attr(FORWARD_BATCH_INFO, "ForwardMode") or getattr(self.schedule_batch, "ForwardMode", None)
 
     @property
     def CaptureHiddenMode(self) -> Any:  # noqa: N802
@@ -315,8 +313,7 @@ def _guarded_lines(filename: str) -> frozenset[int]:
             return True
         names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
         return any(
-            (isinstance(n, ast.Name) and n.id in catching)
-            or (isinstance(n, ast.Attribute) and n.attr in catching)
+            (isinstance(n, ast.Name) and n.id in catching) or (isinstance(n, ast.Attribute) and n.attr in catching)
             for n in names
         )
 
@@ -379,9 +376,7 @@ def _install_sgl_kernel_stub() -> bool:
 
 def _install_triton_stub(root: Path) -> bool:
     if "triton" in sys.modules:
-        return getattr(sys.modules["triton"], "__mwbmigrate_stub__", False) or "stub" in repr(
-            sys.modules["triton"]
-        )
+        return getattr(sys.modules["triton"], "__mwbmigrate_stub__", False) or "stub" in repr(sys.modules["triton"])
     if importlib.util.find_spec("triton") is not None:
         return False
     stub_file = root / "sglang" / "_triton_stub.py"

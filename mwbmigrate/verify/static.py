@@ -64,10 +64,26 @@ CHECKS: dict[str, str] = {
 }
 
 # Folders that never hold the code under check; pruned before descending.
-SKIPPED_DIRS = frozenset({
-    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "build", "dist",
-    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs", "node_modules", "site-packages",
-})
+SKIPPED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        "__pycache__",
+        "build",
+        "dist",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".eggs",
+        "node_modules",
+        "site-packages",
+    }
+)
 
 # "# mwbmigrate: MWB101 reason" (the codemods' marker_text); any MWB code is listed.
 _MARKER = re.compile(r"#\s*mwbmigrate:\s*(?P<code>MWB\w+)\s*(?P<reason>.*)")
@@ -98,10 +114,7 @@ class StaticReport:
 
     def failing(self) -> list[Finding]:
         """The findings that make the check fail (review markers only when not allowed)."""
-        return [
-            f for f in self.findings
-            if not (f.code == REVIEW_MARKER and self.allow_review_markers)
-        ]
+        return [f for f in self.findings if not (f.code == REVIEW_MARKER and self.allow_review_markers)]
 
     @property
     def passed(self) -> bool:
@@ -117,10 +130,7 @@ class StaticReport:
             "files_checked": self.files_checked,
             "passed": self.passed,
             "allow_review_markers": self.allow_review_markers,
-            "checks": {
-                code: {"summary": summary, "findings": self.counts()[code]}
-                for code, summary in CHECKS.items()
-            },
+            "checks": {code: {"summary": summary, "findings": self.counts()[code]} for code, summary in CHECKS.items()},
             "findings": [f.to_dict() for f in self.findings],
             "problems": list(self.problems),
         }
@@ -138,7 +148,8 @@ def iter_python_files(root: Path) -> Iterator[Path]:
     for directory, dirnames, filenames in os.walk(root):
         here = Path(directory)
         dirnames[:] = sorted(
-            d for d in dirnames
+            d
+            for d in dirnames
             if d not in SKIPPED_DIRS and not d.endswith(".egg-info") and not _is_virtualenv(here / d)
         )
         for name in sorted(filenames):
@@ -169,18 +180,26 @@ def _token_findings(source: str, rel: str) -> list[Finding]:
         return []  # reported by the compile check
     for tok in tokens:
         if tok.type == tokenize.NAME and tok.string in OLD_API_TOKENS:
-            findings.append(Finding(
-                OLD_TOKEN, rel, tok.start[0],
-                f"old API name `{tok.string}` in code: {tok.line.strip()[:120]}",
-            ))
+            findings.append(
+                Finding(
+                    OLD_TOKEN,
+                    rel,
+                    tok.start[0],
+                    f"old API name `{tok.string}` in code: {tok.line.strip()[:120]}",
+                )
+            )
         elif tok.type == tokenize.COMMENT:
             match = _MARKER.search(tok.string)
             if match:
                 reason = match.group("reason").strip()
-                findings.append(Finding(
-                    REVIEW_MARKER, rel, tok.start[0],
-                    f"review marker {match.group('code')}" + (f": {reason}" if reason else ""),
-                ))
+                findings.append(
+                    Finding(
+                        REVIEW_MARKER,
+                        rel,
+                        tok.start[0],
+                        f"review marker {match.group('code')}" + (f": {reason}" if reason else ""),
+                    )
+                )
     return findings
 
 
@@ -242,6 +261,7 @@ def _scope_binds(scope: ast.AST, name: str) -> bool:
 
 def _annotation_strings(tree: ast.AST) -> Iterator[tuple[ast.Constant, ast.AST]]:
     """String annotations (``"ScheduleBatch"``), parsed as expressions, with their location."""
+
     def annotations() -> Iterator[ast.AST]:
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -273,9 +293,11 @@ def _outer_parts(node: ast.AST) -> list[ast.AST]:
         args = node.args  # type: ignore[attr-defined]
         parts += [*args.defaults, *[d for d in args.kw_defaults if d is not None]]
         if not isinstance(node, ast.Lambda):
-            parts += [a.annotation for a in [*args.posonlyargs, *args.args, *args.kwonlyargs,
-                                             args.vararg, args.kwarg]
-                      if a is not None and a.annotation is not None]
+            parts += [
+                a.annotation
+                for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+                if a is not None and a.annotation is not None
+            ]
             if node.returns is not None:  # type: ignore[attr-defined]
                 parts.append(node.returns)  # type: ignore[attr-defined]
     return parts
@@ -321,10 +343,14 @@ def _undefined_schedule_batch(tree: ast.Module, rel: str) -> list[Finding]:
                 break
         if not defined and line not in seen_lines:
             seen_lines.add(line)
-            findings.append(Finding(
-                UNDEFINED_SCHEDULE_BATCH, rel, line,
-                "`ScheduleBatch` is used here but not imported or defined in this module",
-            ))
+            findings.append(
+                Finding(
+                    UNDEFINED_SCHEDULE_BATCH,
+                    rel,
+                    line,
+                    "`ScheduleBatch` is used here but not imported or defined in this module",
+                )
+            )
     return findings
 
 
@@ -334,10 +360,14 @@ def _renamed_keyword_calls(tree: ast.Module, rel: str) -> list[Finding]:
         if isinstance(node, ast.Call):
             for keyword in node.keywords:
                 if keyword.arg == RENAMED_KEYWORD:
-                    findings.append(Finding(
-                        RENAMED_KEYWORD_CALL, rel, keyword.value.lineno,
-                        f"call passes `{RENAMED_KEYWORD}=`; the parameter is now `batch`",
-                    ))
+                    findings.append(
+                        Finding(
+                            RENAMED_KEYWORD_CALL,
+                            rel,
+                            keyword.value.lineno,
+                            f"call passes `{RENAMED_KEYWORD}=`; the parameter is now `batch`",
+                        )
+                    )
     return findings
 
 
@@ -421,6 +451,9 @@ def check_tree(
         findings += found or []
     findings.sort(key=lambda f: (f.file, f.line, f.code))
     return StaticReport(
-        root=str(root), files_checked=count, findings=tuple(findings),
-        allow_review_markers=allow_review_markers, problems=tuple(problems),
+        root=str(root),
+        files_checked=count,
+        findings=tuple(findings),
+        allow_review_markers=allow_review_markers,
+        problems=tuple(problems),
     )

@@ -24,9 +24,20 @@ EXAMPLES_FORK = REPO_ROOT / "examples" / "fork"
 
 # Variables that would make git act on another repository, or rich pretend to be on a terminal.
 _SCRUBBED = (
-    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES",
-    "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
-    "FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS", "LINES",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "FORCE_COLOR",
+    "NO_COLOR",
+    "TTY_COMPATIBLE",
+    "TTY_INTERACTIVE",
+    "COLUMNS",
+    "LINES",
 )
 _GIT_SETTINGS = {
     "GIT_CONFIG_GLOBAL": os.devnull,
@@ -70,8 +81,9 @@ class CliKit:
             raise AssertionError(f"git {' '.join(args)} failed:\n{completed.stderr.decode(errors='replace')}")
         return completed
 
-    def repo(self, name: str = "repo", *, examples: bool = True, files: dict[str, bytes] | None = None,
-             commit: bool = True) -> Path:
+    def repo(
+        self, name: str = "repo", *, examples: bool = True, files: dict[str, bytes] | None = None, commit: bool = True
+    ) -> Path:
         """A fresh git work tree under tmp_path holding a copy of examples/fork (and `files`), committed."""
         root = self.tmp_path / name
         if examples:

@@ -34,7 +34,10 @@ def _tree(root: Path) -> Path:
 
 def _run(cache: Path, *args: str, stdin: str | None = None) -> Outcome:
     result = CliRunner().invoke(
-        app, ["rewrite", *args, "--jobs", "1", "--no-progress"], input=stdin, env={CACHE_DIR_ENV: str(cache)},
+        app,
+        ["rewrite", *args, "--jobs", "1", "--no-progress"],
+        input=stdin,
+        env={CACHE_DIR_ENV: str(cache)},
         catch_exceptions=False,
     )
     return result.exit_code, result.stdout, result.stderr
@@ -47,6 +50,7 @@ def _entries(cache: Path) -> list[Path]:
 @pytest.fixture
 def no_transform(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     """Fails the test if any file is transformed (a warm run must answer from the cache alone)."""
+
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError(f"transformed although cached: {args[1] if len(args) > 1 else args}")
 
@@ -86,7 +90,9 @@ def test_a_changed_file_is_processed_again(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     _run(cache, str(tree), "--dry-run")
     worker = tree / "my_fork" / "custom_worker.py"
-    worker.write_text(worker.read_text() + "\n\ndef extra(model_worker_batch):\n    return model_worker_batch.seq_lens\n")
+    worker.write_text(
+        worker.read_text() + "\n\ndef extra(model_worker_batch):\n    return model_worker_batch.seq_lens\n"
+    )
     after = _run(cache, str(tree), "--dry-run")
     assert after == _run(cache, str(tree), "--dry-run", "--no-cache")
     assert "def extra(batch)" in after[1]

@@ -64,8 +64,19 @@ def test_rewrite_help_lists_every_option(kit):
     result = kit.run("rewrite", "--help")
     assert result.returncode == 0
     text = result.stdout.decode()
-    for option in ("--dry-run", "--check", "--jobs", "--include", "--exclude", "--format", "--allow-dirty",
-                   "--no-progress", "--no-markers", "--select", "--ignore"):
+    for option in (
+        "--dry-run",
+        "--check",
+        "--jobs",
+        "--include",
+        "--exclude",
+        "--format",
+        "--allow-dirty",
+        "--no-progress",
+        "--no-markers",
+        "--select",
+        "--ignore",
+    ):
         assert option in text, option
 
 
@@ -96,13 +107,16 @@ def test_nonexistent_path_next_to_a_real_one_still_exits_2(kit):
     assert "typo_fork" in kit.flat(result.stderr)
 
 
-@pytest.mark.parametrize("flags", [
-    pytest.param(["--format", "yaml"], id="unknown-format"),
-    pytest.param(["--jobs", "0"], id="zero-jobs"),
-    pytest.param(["--select", "MWB999"], id="unknown-codemod"),
-    pytest.param(["--ignore", "no-such-codemod"], id="unknown-ignore"),
-    pytest.param(["--no-such-flag"], id="unknown-flag"),
-])
+@pytest.mark.parametrize(
+    "flags",
+    [
+        pytest.param(["--format", "yaml"], id="unknown-format"),
+        pytest.param(["--jobs", "0"], id="zero-jobs"),
+        pytest.param(["--select", "MWB999"], id="unknown-codemod"),
+        pytest.param(["--ignore", "no-such-codemod"], id="unknown-ignore"),
+        pytest.param(["--no-such-flag"], id="unknown-flag"),
+    ],
+)
 def test_usage_errors_exit_2_without_a_traceback_and_write_nothing(kit, flags):
     repo = kit.repo()
     before = kit.snapshot(repo)
@@ -133,8 +147,12 @@ def test_failure_reason_is_one_line_on_stderr(kit):
 
 
 def test_directory_named_py_is_walked_like_any_folder(kit):
-    repo = kit.repo(files={"my_fork/odd.py/inner.py": b"from sglang.srt.managers.schedule_batch import ModelWorkerBatch\n"
-                                                       b"x: ModelWorkerBatch\n"})
+    repo = kit.repo(
+        files={
+            "my_fork/odd.py/inner.py": b"from sglang.srt.managers.schedule_batch import ModelWorkerBatch\n"
+            b"x: ModelWorkerBatch\n"
+        }
+    )
     result = kit.invoke("rewrite", repo, "--dry-run", "--format", "json")
     assert result.exit_code == 0, result.stderr
     document = json.loads(result.stdout)

@@ -12,7 +12,12 @@ OLD_API = re.compile(r"\bModelWorkerBatch\b|\bmodel_worker_batch\b|\bget_model_w
 
 def test_examples_compile_and_use_absolute_sglang_imports(kit):
     sources = sorted(kit.examples.rglob("*.py"))
-    assert {p.name for p in sources} >= {"custom_worker.py", "hardware_backend.py", "spec_plugin.py", "sampling_utils.py"}
+    assert {p.name for p in sources} >= {
+        "custom_worker.py",
+        "hardware_backend.py",
+        "spec_plugin.py",
+        "sampling_utils.py",
+    }
     for path in sources:
         tree = ast.parse(path.read_bytes(), filename=str(path))
         compile(tree, str(path), "exec")
@@ -30,7 +35,10 @@ def test_dry_run_on_the_checked_in_examples(kit):
     document = json.loads(result.stdout)
     summary = document["summary"]
     assert {k: summary[k] for k in ("scanned", "parsed", "changed", "failed")} == {
-        "scanned": 5, "parsed": 3, "changed": 3, "failed": 0,
+        "scanned": 5,
+        "parsed": 3,
+        "changed": 3,
+        "failed": 0,
     }
     assert kit.snapshot(kit.examples) == before
 
@@ -53,7 +61,10 @@ def test_rewritten_examples_have_no_old_api_left_and_compile(kit):
     assert "return sum(batch.extend_lens)" in worker
 
     backend = code["hardware_backend.py"]
-    assert "batch.seq_lens_cpu_cache = seq_lens_cpu\n        return self.tp_worker.forward_batch_generation(batch)" in backend
+    assert (
+        "batch.seq_lens_cpu_cache = seq_lens_cpu\n        return self.tp_worker.forward_batch_generation(batch)"
+        in backend
+    )
     assert "self.log_batch(batch)\n        return self.tp_worker.forward_batch_generation(batch)" in backend
 
     plugin = code["spec_plugin.py"]

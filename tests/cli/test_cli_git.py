@@ -22,6 +22,7 @@ def _listed(kit, *args) -> tuple[int, set[str]]:
 
 # --- the dirty-tree guard -------------------------------------------------------------------------
 
+
 def test_dirty_tree_refusal_names_the_files_and_writes_nothing_then_allow_dirty_rewrites(kit):
     repo = kit.repo()
     worker = repo / "my_fork" / "custom_worker.py"
@@ -101,6 +102,7 @@ def test_gitignored_file_named_explicitly_is_refused_without_allow_dirty(kit):
 
 # --- discovery -----------------------------------------------------------------------------------
 
+
 def test_gitignored_files_virtualenvs_and_build_folders_are_not_touched(kit):
     plugin = (kit.examples / "my_fork" / "spec_plugin.py").read_bytes()
     hidden = {
@@ -133,11 +135,17 @@ def test_gitignored_files_virtualenvs_and_build_folders_are_not_touched(kit):
 
 INCLUDE_EXCLUDE = [
     pytest.param(["--include", "custom_*.py"], {"my_fork/custom_worker.py"}, id="include-glob"),
-    pytest.param(["--include", "custom_worker.py", "--include", "spec_plugin.py"],
-                 {"my_fork/custom_worker.py", "my_fork/spec_plugin.py"}, id="include-repeated"),
+    pytest.param(
+        ["--include", "custom_worker.py", "--include", "spec_plugin.py"],
+        {"my_fork/custom_worker.py", "my_fork/spec_plugin.py"},
+        id="include-repeated",
+    ),
     pytest.param(["--exclude", "spec_plugin.py"], ALL_EXAMPLE_FILES - {"my_fork/spec_plugin.py"}, id="exclude-name"),
-    pytest.param(["--include", "my_fork/", "--exclude", "hardware_*.py"],
-                 ALL_EXAMPLE_FILES - {"my_fork/hardware_backend.py"}, id="include-folder-exclude-glob"),
+    pytest.param(
+        ["--include", "my_fork/", "--exclude", "hardware_*.py"],
+        ALL_EXAMPLE_FILES - {"my_fork/hardware_backend.py"},
+        id="include-folder-exclude-glob",
+    ),
     pytest.param(["--exclude", "my_fork/"], set(), id="exclude-folder"),
 ]
 

@@ -72,7 +72,9 @@ def test_an_explicitly_named_symlink_without_the_old_api_is_fine(kit):
     kit.commit(repo)
     result = kit.invoke("rewrite", repo / "pkg" / "alias.py", "--check")
     assert result.exit_code == 0, result.stderr
-    assert kit.flat("skipped pkg/alias.py: symbolic link; not followed (its target does not use the old API)") in kit.flat(result.stderr)
+    assert kit.flat(
+        "skipped pkg/alias.py: symbolic link; not followed (its target does not use the old API)"
+    ) in kit.flat(result.stderr)
 
 
 @pytest.mark.parametrize("named", [False, True], ids=["walked", "named"])
@@ -90,7 +92,8 @@ def test_a_symlink_to_old_api_code_is_reported_skipped_and_never_written_through
     files = _statuses(result)
     assert files["pkg/vendored.py"]["status"] == "skipped"
     assert files["pkg/vendored.py"]["note"] == (
-        f"symbolic link; not followed: its target {outside / 'vendored.py'} uses the old API, rewrite it there")
+        f"symbolic link; not followed: its target {outside / 'vendored.py'} uses the old API, rewrite it there"
+    )
     if not named:
         assert files["pkg/linked_dir"]["note"] == "symbolic link to a folder; not followed"
     assert (repo / "pkg" / "vendored.py").is_symlink()
@@ -103,7 +106,9 @@ def test_a_symlink_is_never_written_through_even_when_a_result_names_it(tmp_path
 
     (tmp_path / "real.py").write_bytes(OLD)
     _symlink(tmp_path / "alias.py", "real.py")
-    result = FileResult(str(tmp_path / "alias.py"), "alias.py", FileStatus.CHANGED, original=OLD.decode(), rewritten="x = 1\n")
+    result = FileResult(
+        str(tmp_path / "alias.py"), "alias.py", FileStatus.CHANGED, original=OLD.decode(), rewritten="x = 1\n"
+    )
     assert write_result(result) == "is a symbolic link; not written through"
     assert (tmp_path / "real.py").read_bytes() == OLD and (tmp_path / "alias.py").is_symlink()
 
@@ -130,7 +135,9 @@ def test_several_roots_outside_git_print_unambiguous_paths_that_apply_from_their
 
 
 def test_markers_flag_turns_configured_markers_back_on(kit):
-    repo = kit.repo(examples=False, files={"pkg/mod.py": OLD, "pyproject.toml": b"[tool.mwbmigrate]\nmarkers = false\n"})
+    repo = kit.repo(
+        examples=False, files={"pkg/mod.py": OLD, "pyproject.toml": b"[tool.mwbmigrate]\nmarkers = false\n"}
+    )
     off = kit.invoke("rewrite", repo, "--dry-run")
     assert "# mwbmigrate: MWB113" not in off.stdout and "MWB113" in off.stderr
     on = kit.invoke("rewrite", repo, "--dry-run", "--markers")
@@ -163,7 +170,9 @@ def test_ignoring_imports_leaves_no_unimported_name(kit):
     compile(source, "mod.py", "exec")
     # class-references is off with imports: no annotation names a class the module does not import.
     named = {n for n in ("ScheduleBatch", "ModelWorkerBatch") if n in source}
-    imported = {n for n in named if any(line.startswith(("from ", "import ")) and n in line for line in source.splitlines())}
+    imported = {
+        n for n in named if any(line.startswith(("from ", "import ")) and n in line for line in source.splitlines())
+    }
     assert named and named == imported, source
 
 
@@ -177,15 +186,21 @@ def test_selecting_without_a_prerequisite_is_refused(kit):
 
 
 def test_a_configured_ignore_cascades_too(kit):
-    repo = kit.repo(examples=False, files={"pkg/mod.py": OLD, "pyproject.toml": b'[tool.mwbmigrate]\nignore = ["imports"]\n'})
+    repo = kit.repo(
+        examples=False, files={"pkg/mod.py": OLD, "pyproject.toml": b'[tool.mwbmigrate]\nignore = ["imports"]\n'}
+    )
     result = kit.invoke("rewrite", repo)
     assert result.exit_code == 0 and kit.flat("MWB002 (class-references)") in kit.flat(result.stderr)
 
 
 @pytest.mark.parametrize(
     "flags",
-    [["--select", "req-pool-mirror"], ["--select", "docstrings"], ["--ignore", "docstrings"],
-     ["--ignore", "class-references", "--ignore", "class-removal", "--ignore", "imports"]],
+    [
+        ["--select", "req-pool-mirror"],
+        ["--select", "docstrings"],
+        ["--ignore", "docstrings"],
+        ["--ignore", "class-references", "--ignore", "class-removal", "--ignore", "imports"],
+    ],
     ids=["req-pool-mirror-alone", "docstrings-alone", "without-docstrings", "imports-with-its-dependents"],
 )
 def test_sound_selections_still_run(kit, flags):

@@ -44,7 +44,10 @@ def test_json_document_lists_every_file_with_its_status_diff_and_error(kit):
     assert "utf-8" in files["my_fork/not_utf8.py"]["error"]
     summary = document["summary"]
     assert {k: summary[k] for k in ("scanned", "parsed", "changed", "failed")} == {
-        "scanned": 7, "parsed": 4, "changed": 3, "failed": 2,
+        "scanned": 7,
+        "parsed": 4,
+        "changed": 3,
+        "failed": 2,
     }
     items = [item for entry in document["files"] for item in entry["review_items"]]
     assert summary["review_items"] == len(items)
@@ -90,7 +93,9 @@ def test_markdown_report_has_a_summary_table_and_one_details_block_per_changed_f
     assert columns == ["scanned", "parsed", "changed", "failed", "review items"]
     assert re.fullmatch(r"\|(:?-+:?\|){5}", lines[header + 1].replace(" ", "")), lines[header + 1]
     values = [cell.strip() for cell in lines[header + 2].strip("|").split("|")]
-    review_items = json.loads(kit.invoke("rewrite", repo, "--dry-run", "--format", "json").stdout)["summary"]["review_items"]
+    review_items = json.loads(kit.invoke("rewrite", repo, "--dry-run", "--format", "json").stdout)["summary"][
+        "review_items"
+    ]
     assert values == ["7", "4", "3", "2", str(review_items)]
 
     blocks = re.findall(r"<details>(.*?)</details>", report, flags=re.S)
@@ -100,7 +105,9 @@ def test_markdown_report_has_a_summary_table_and_one_details_block_per_changed_f
         assert path in summary
         assert re.search(r"^(```+)diff\n.*?^\1$", block, flags=re.S | re.M), block
         assert f"diff --git a/{path} b/{path}" in block
-        assert re.search(r"^-.*model_worker_batch", block, flags=re.M) and re.search(r"^\+.*\bbatch\b", block, flags=re.M)
+        assert re.search(r"^-.*model_worker_batch", block, flags=re.M) and re.search(
+            r"^\+.*\bbatch\b", block, flags=re.M
+        )
     for path in FAILED:
         assert path in report  # the failures are listed too
 

@@ -33,8 +33,7 @@ BOM_EXPECTED = codecs.BOM_UTF8 + (
 )
 LATIN1_SOURCE = (
     b"# -*- coding: latin-1 -*-\n"
-    b'"""Backend for the caf\xe9 accelerator (na\xefve port)."""\n'
-    + IMPORT + b"\n\n\n"
+    b'"""Backend for the caf\xe9 accelerator (na\xefve port)."""\n' + IMPORT + b"\n\n\n"
     b"def label(model_worker_batch: ModelWorkerBatch):\n"
     b'    return "\xe9t\xe9", model_worker_batch\n'
 )
@@ -45,7 +44,9 @@ LATIN1_EXPECTED = (
     b"def label(batch: ScheduleBatch):\n"
     b'    return "\xe9t\xe9", batch\n'
 )
-NO_FINAL_NEWLINE_SOURCE = IMPORT + b"\n\n\ndef last(model_worker_batch: ModelWorkerBatch):\n    return model_worker_batch"
+NO_FINAL_NEWLINE_SOURCE = (
+    IMPORT + b"\n\n\ndef last(model_worker_batch: ModelWorkerBatch):\n    return model_worker_batch"
+)
 CR_ONLY_SOURCE = IMPORT + b"\r\r\rdef run(model_worker_batch: ModelWorkerBatch):\r    return model_worker_batch\r"
 
 SYNTAX_ERROR_SOURCE = IMPORT + b"\n\n\ndef broken(model_worker_batch: ModelWorkerBatch:\n    pass\n"
@@ -68,6 +69,7 @@ def _changed(before: dict[str, bytes], after: dict[str, bytes]) -> set[str]:
 
 
 # --- dry-run diff == in-place result ----------------------------------------------------------
+
 
 @pytest.mark.parametrize("target", [".", "my_fork"], ids=["repo-root", "subfolder"])
 def test_dry_run_diff_applied_with_git_apply_equals_in_place_result(kit, target):
@@ -145,6 +147,7 @@ def test_cr_only_file_is_refused_and_left_untouched(kit):
 
 # --- --check -----------------------------------------------------------------------------------
 
+
 def test_check_exits_1_and_writes_nothing_then_0_after_a_write(kit):
     repo = kit.repo()
     before = kit.snapshot(repo)
@@ -178,8 +181,12 @@ def test_dry_run_and_check_together_is_a_usage_error(kit):
 UNPROCESSABLE = [
     pytest.param("my_fork/syntax_error.py", SYNTAX_ERROR_SOURCE, "does not parse", id="syntax-error"),
     pytest.param("my_fork/not_utf8.py", NOT_UTF8_SOURCE, "utf-8", id="not-utf8"),
-    pytest.param("my_fork/unknown_codec.py", b"# -*- coding: klingon -*-\n" + IMPORT + b"\n", "encoding",
-                 id="unknown-declared-encoding"),
+    pytest.param(
+        "my_fork/unknown_codec.py",
+        b"# -*- coding: klingon -*-\n" + IMPORT + b"\n",
+        "encoding",
+        id="unknown-declared-encoding",
+    ),
     pytest.param("my_fork/nul_bytes.py", IMPORT + b"\nx = 1\x00\n", "null", id="nul-bytes"),
 ]
 
@@ -237,6 +244,7 @@ def test_broken_symlink_is_reported_and_a_directory_named_py_is_walked(kit):
 
 
 # --- idempotence and the prefilter ------------------------------------------------------------------
+
 
 def test_second_run_changes_nothing(kit):
     extras = {"extras/crlf.py": CRLF_SOURCE, "extras/bom.py": BOM_SOURCE, "extras/latin1.py": LATIN1_SOURCE}
@@ -314,7 +322,10 @@ def test_crlf_bom_and_declared_encoding_exact_bytes_without_markers(kit):
 
 
 def test_utf8_text_stays_utf8(kit):
-    source = IMPORT + "\n\n\ndef f(model_worker_batch: ModelWorkerBatch):\n    return 'naïve ✓', model_worker_batch\n".encode()
+    source = (
+        IMPORT
+        + "\n\n\ndef f(model_worker_batch: ModelWorkerBatch):\n    return 'naïve ✓', model_worker_batch\n".encode()
+    )
     repo = kit.repo(examples=False, files={"utf8.py": source})
     assert kit.invoke("rewrite", repo).exit_code == 0
     assert "return 'naïve ✓', batch\n" in (repo / "utf8.py").read_bytes().decode("utf-8")
@@ -335,7 +346,8 @@ def test_file_mode_is_kept_and_no_temporary_file_is_left(kit):
     for name, mode in modes.items():
         assert stat.S_IMODE(os.stat(repo / name).st_mode) == mode, name
     leftovers = [
-        p for p in repo.rglob("*")
+        p
+        for p in repo.rglob("*")
         if p.is_file() and ".git" not in p.relative_to(repo).parts and p.relative_to(repo).as_posix() not in before
     ]
     assert leftovers == []
@@ -343,14 +355,15 @@ def test_file_mode_is_kept_and_no_temporary_file_is_left(kit):
 
 # --- output streams, colour, parallelism ----------------------------------------------------------
 
+
 def test_diff_goes_to_stdout_and_summary_to_stderr_without_colour_when_piped(kit):
     repo = kit.repo()
     dry = kit.run("rewrite", repo, "--dry-run")
     assert dry.returncode == 0
     assert b"\x1b[" not in dry.stdout and b"\x1b[" not in dry.stderr
-    assert all(
-        line[:1] in (b"d", b"-", b"+", b"@", b" ", b"\\") for line in dry.stdout.splitlines()
-    ), "stdout holds something other than the diff"
+    assert all(line[:1] in (b"d", b"-", b"+", b"@", b" ", b"\\") for line in dry.stdout.splitlines()), (
+        "stdout holds something other than the diff"
+    )
     stderr = dry.stderr.decode()
     assert "scanned" in stderr and "diff --git" not in stderr
 
@@ -385,12 +398,17 @@ def build_decode_batch(batch, reqs, device):
 @pytest.mark.parametrize("mirror", [False, True], ids=["batch_without_mirror", "batch_with_mirror"])
 def test_request_pool_builders_follow_the_trees_own_schedule_batch(kit, mirror):
     """0.5.12's ScheduleBatch has no req_pool_indices_cpu: a mirror built there would go stale."""
-    fields = b"    req_pool_indices: object = None\n" + (b"    req_pool_indices_cpu: object = None\n" if mirror else b"")
+    fields = b"    req_pool_indices: object = None\n" + (
+        b"    req_pool_indices_cpu: object = None\n" if mirror else b""
+    )
     schedule_batch = b"import dataclasses\n\n\n@dataclasses.dataclass\nclass ScheduleBatch:\n" + fields
-    repo = kit.repo(examples=False, files={
-        "sglang/srt/managers/schedule_batch.py": schedule_batch,
-        "sglang/srt/managers/scheduler.py": BUILDER,
-    })
+    repo = kit.repo(
+        examples=False,
+        files={
+            "sglang/srt/managers/schedule_batch.py": schedule_batch,
+            "sglang/srt/managers/scheduler.py": BUILDER,
+        },
+    )
     result = kit.invoke("rewrite", repo, "--no-progress")
     assert result.exit_code == 0, result.output
     builder = (repo / "sglang/srt/managers/scheduler.py").read_bytes()

@@ -27,7 +27,7 @@ SCHEDULE_BATCH = "sglang/srt/managers/schedule_batch.py"
 # req-pool-mirror's input without torch (importing the migrated tree stays fast), its one-shot
 # fields already declared (class-removal has nothing to add).
 SCHEDULE_BATCH_BEFORE = textwrap.dedent(
-    '''\
+    """\
     from __future__ import annotations
 
     import dataclasses
@@ -46,11 +46,14 @@ SCHEDULE_BATCH_BEFORE = textwrap.dedent(
 
         def prepare_for_decode(self):
             self.forward_mode = "decode"
-    '''
+    """
 )
 SCHEDULE_BATCH_AFTER = SCHEDULE_BATCH_BEFORE.replace(
     "import dataclasses\n", f"import dataclasses\n{VENDORED_IMPORT} ensure_req_pool_indices_cpu\n"
-).replace("    def prepare_for_decode(self):\n", "    def prepare_for_decode(self):\n        ensure_req_pool_indices_cpu(self)\n")
+).replace(
+    "    def prepare_for_decode(self):\n",
+    "    def prepare_for_decode(self):\n        ensure_req_pool_indices_cpu(self)\n",
+)
 
 
 def _fixture(case: str, side: str) -> bytes:
@@ -106,7 +109,10 @@ def test_vendor_in_place_creates_the_copy_and_imports_it(kit):
     assert result.exit_code == 0, result.stderr
     after = kit.snapshot(repo)
     assert after == {**before, **EXPECTED_REWRITES, **RUNTIME_COPY}
-    assert f"runtime vendored: sglang/_mwbmigrate_runtime/ created ({len(RUNTIME_COPY)} files)" in result.stderr.replace("\n", " ")
+    assert (
+        f"runtime vendored: sglang/_mwbmigrate_runtime/ created ({len(RUNTIME_COPY)} files)"
+        in result.stderr.replace("\n", " ")
+    )
     assert all((repo / name).stat().st_mode & 0o777 == 0o644 for name in RUNTIME_COPY)
 
 
@@ -138,7 +144,10 @@ def test_the_migrated_tree_imports_without_mwbmigrate(kit):
     # -I: neither the current folder nor PYTHONPATH is on sys.path, only the tree the script adds.
     proc = subprocess.run(
         [sys.executable, "-I", "-c", IMPORT_WITHOUT_MWBMIGRATE, str(repo)],
-        cwd=kit.tmp_path, capture_output=True, text=True, timeout=120,
+        cwd=kit.tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == [
@@ -230,7 +239,10 @@ def test_a_copy_that_cannot_be_written_keeps_every_file_back(kit):
     assert errors[f"{COPY}/isolation.py"] == "not written: another file of this copy cannot be written"
     failed = {f["path"]: f["error"] for f in result["files"] if f["status"] == "failed"}
     assert set(failed) == set(EXPECTED_REWRITES)
-    assert failed[SCHEDULER] == "not written: its vendored runtime sglang._mwbmigrate_runtime could not be written completely"
+    assert (
+        failed[SCHEDULER]
+        == "not written: its vendored runtime sglang._mwbmigrate_runtime could not be written completely"
+    )
 
 
 def test_configured_vendor_mode_and_the_flag_that_overrides_it(kit):

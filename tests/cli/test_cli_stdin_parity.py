@@ -64,12 +64,12 @@ FLAGS = {
 }
 CONFIGS = {
     "no-config": None,
-    "markers-off": 'markers = false\n',
-    "markers-off-flag-on": 'markers = false\n',  # with --markers on the command line
+    "markers-off": "markers = false\n",
+    "markers-off-flag-on": "markers = false\n",  # with --markers on the command line
     "ignore-docstrings": 'ignore = ["docstrings"]\nselect = ["MWB113", "MWB106"]\n',
     "target-0.5.16": 'target-version = "0.5.16"\n',
     "excluded": 'exclude = ["mod.py"]\n',
-    "jobs": 'jobs = 3\n',  # a tree's setting that means nothing for one module: not refused
+    "jobs": "jobs = 3\n",  # a tree's setting that means nothing for one module: not refused
 }
 
 
@@ -177,7 +177,7 @@ def test_stdin_excluded_module_comes_back_unchanged(tmp_path):
 
 
 def test_stdin_reads_the_configuration_nearest_its_filename(tmp_path):
-    outer = _tree(tmp_path, "outer", b"", 'markers = true\n')
+    outer = _tree(tmp_path, "outer", b"", "markers = true\n")
     (outer / "pkg" / "pyproject.toml").write_text("[tool.mwbmigrate]\nmarkers = false\n")
     result = _invoke(["-", "--stdin-filename", str(outer / "pkg" / "mod.py")], stdin=OLD_API)
     assert result.exit_code == 0 and b"# mwbmigrate:" not in result.stdout_bytes

@@ -18,7 +18,7 @@ import pytest
 
 from mwbmigrate.engine import formatting
 
-MODULE = b'''\
+MODULE = b"""\
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch
 
 untouched = {  "a":1 }
@@ -28,9 +28,9 @@ def _run(worker, model_worker_batch: ModelWorkerBatch):
     result = worker.forward_batch_generation(model_worker_batch,
                                              "greedy")
     return result
-'''
+"""
 # The rewrite alone: the call keeps the layout it had, now misaligned.
-RAW = b'''\
+RAW = b"""\
 from sglang.srt.managers.schedule_batch import ScheduleBatch
 
 untouched = {  "a":1 }
@@ -40,9 +40,9 @@ def _run(worker, batch: ScheduleBatch):
     result = worker.forward_batch_generation(batch,
                                              "greedy")
     return result
-'''
+"""
 # With black (or ruff, whose defaults agree here): the changed call joined; `untouched` as it was.
-FORMATTED = b'''\
+FORMATTED = b"""\
 from sglang.srt.managers.schedule_batch import ScheduleBatch
 
 untouched = {  "a":1 }
@@ -51,31 +51,34 @@ untouched = {  "a":1 }
 def _run(worker, batch: ScheduleBatch):
     result = worker.forward_batch_generation(batch, "greedy")
     return result
-'''
+"""
 # One line each: a patch's context lines for blank lines are a single space.
-FORMATTED_PATCH = b"".join(line + b"\n" for line in [
-    b'diff --git a/pkg/mod.py b/pkg/mod.py',
-    b'--- a/pkg/mod.py',
-    b'+++ b/pkg/mod.py',
-    b'@@ -1,9 +1,8 @@',
-    b'-from sglang.srt.managers.schedule_batch import ModelWorkerBatch',
-    b'+from sglang.srt.managers.schedule_batch import ScheduleBatch',
-    b' ',
-    b' untouched = {  "a":1 }',
-    b' ',
-    b' ',
-    b'-def _run(worker, model_worker_batch: ModelWorkerBatch):',
-    b'-    result = worker.forward_batch_generation(model_worker_batch,',
-    b'-                                             "greedy")',
-    b'+def _run(worker, batch: ScheduleBatch):',
-    b'+    result = worker.forward_batch_generation(batch, "greedy")',
-    b'     return result',
-])
+FORMATTED_PATCH = b"".join(
+    line + b"\n"
+    for line in [
+        b"diff --git a/pkg/mod.py b/pkg/mod.py",
+        b"--- a/pkg/mod.py",
+        b"+++ b/pkg/mod.py",
+        b"@@ -1,9 +1,8 @@",
+        b"-from sglang.srt.managers.schedule_batch import ModelWorkerBatch",
+        b"+from sglang.srt.managers.schedule_batch import ScheduleBatch",
+        b" ",
+        b' untouched = {  "a":1 }',
+        b" ",
+        b" ",
+        b"-def _run(worker, model_worker_batch: ModelWorkerBatch):",
+        b"-    result = worker.forward_batch_generation(model_worker_batch,",
+        b'-                                             "greedy")',
+        b"+def _run(worker, batch: ScheduleBatch):",
+        b'+    result = worker.forward_batch_generation(batch, "greedy")',
+        b"     return result",
+    ]
+)
 # ruff with the repository's `quote-style = "single"`: tells ruff's output from black's.
 FORMATTED_SINGLE_QUOTES = FORMATTED.replace(b'(batch, "greedy")', b"(batch, 'greedy')")
 
 # Two review items; black splits both marked statements (a marker counts towards the line length).
-MARKED = b'''\
+MARKED = b"""\
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch
 
 
@@ -84,10 +87,10 @@ def run(worker, model_worker_batch: ModelWorkerBatch):
                                               0)
     return worker.forward_batch_generation(model_worker_batch,
                                            "greedy")
-'''
+"""
 MWB113 = "# mwbmigrate: MWB113 public parameter renamed `model_worker_batch` -> `batch`: update keyword callers outside this tree"
 MWB106 = "# mwbmigrate: MWB106 write to `seq_lens` now mutates the scheduler's ScheduleBatch (it hit a throw-away copy before)"
-MARKED_FORMATTED = f'''\
+MARKED_FORMATTED = f"""\
 from sglang.srt.managers.schedule_batch import ScheduleBatch
 
 
@@ -98,13 +101,16 @@ def run(
         batch, 0
     )  {MWB106}
     return worker.forward_batch_generation(batch, "greedy")
-'''.encode()
+""".encode()
 
 
 def _run(*args: str | os.PathLike[str], cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [sys.executable, "-m", "mwbmigrate", "rewrite", *map(os.fspath, args), "--no-progress"],
-        cwd=cwd, capture_output=True, input=stdin, timeout=300,
+        cwd=cwd,
+        capture_output=True,
+        input=stdin,
+        timeout=300,
     )
 
 
@@ -153,7 +159,9 @@ def test_review_items_point_at_their_markers_after_formatting(kit) -> None:
 
 def test_without_markers_review_items_follow_their_statements(kit) -> None:
     root = _plain(kit, {"pkg/marked.py": MARKED})
-    result = kit.invoke("rewrite", root, "--format-changed", "black", "--no-markers", "--format", "json", "--no-progress")
+    result = kit.invoke(
+        "rewrite", root, "--format-changed", "black", "--no-markers", "--format", "json", "--no-progress"
+    )
     assert result.exit_code == 0, result.stderr
     assert (root / "pkg" / "marked.py").read_bytes() == (
         b"from sglang.srt.managers.schedule_batch import ScheduleBatch\n\n\n"
@@ -199,7 +207,7 @@ def test_untouched_lines_stay_byte_identical(kit) -> None:
 
 
 def test_mixed_newlines_refuse_the_file(kit) -> None:
-    source = MODULE.replace(b"untouched = {  \"a\":1 }\n", b"untouched = {  \"a\":1 }\r\n")
+    source = MODULE.replace(b'untouched = {  "a":1 }\n', b'untouched = {  "a":1 }\r\n')
     root = _plain(kit, {"pkg/mod.py": source})
     result = kit.invoke("rewrite", root, "--format-changed", "black", "--no-progress")
     assert result.exit_code == 2
@@ -248,7 +256,9 @@ def test_a_formatter_failure_fails_only_that_file(kit, monkeypatch: pytest.Monke
 
 
 BLACK_HOOK = b"repos:\n- repo: https://github.com/psf/black\n  rev: 24.1.0\n  hooks:\n  - id: black\n"
-RUFF_HOOK = b"repos:\n- repo: https://github.com/astral-sh/ruff-pre-commit\n  rev: v0.6.0\n  hooks:\n  - id: ruff-format\n"
+RUFF_HOOK = (
+    b"repos:\n- repo: https://github.com/astral-sh/ruff-pre-commit\n  rev: v0.6.0\n  hooks:\n  - id: ruff-format\n"
+)
 SINGLE_QUOTES = b'[format]\nquote-style = "single"\n'
 
 
@@ -273,10 +283,14 @@ def test_auto_uses_the_formatter_the_repository_configures(kit, files: dict[str,
 
 def test_auto_finds_a_monorepos_hook_at_the_work_tree_root(kit) -> None:
     # SGLang's layout: python/pyproject.toml, .pre-commit-config.yaml at the root.
-    root = kit.repo(examples=False, files={
-        "python/pyproject.toml": b"[project]\nname = 'x'\n", "python/pkg/mod.py": MODULE,
-        ".pre-commit-config.yaml": BLACK_HOOK,
-    })
+    root = kit.repo(
+        examples=False,
+        files={
+            "python/pyproject.toml": b"[project]\nname = 'x'\n",
+            "python/pkg/mod.py": MODULE,
+            ".pre-commit-config.yaml": BLACK_HOOK,
+        },
+    )
     result = kit.invoke("rewrite", root / "python" / "pkg", "--format-changed", "auto", "--no-progress")
     assert result.exit_code == 0, result.stderr
     assert (root / "python" / "pkg" / "mod.py").read_bytes() == FORMATTED
@@ -323,13 +337,29 @@ def _without_ruff(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("flag", "config", "message"),
     [
-        ("black", b"", "error: --format-changed black: black is not installed: pip install 'mwbmigrate[black]' (or black)\n"),
-        ("ruff", b"", "error: --format-changed ruff: ruff is not installed: pip install 'mwbmigrate[ruff]' (or ruff)\n"),
-        ("auto", b"[tool.black]\n", "error: --format-changed auto: black is not installed: pip install 'mwbmigrate[black]' (or black)\n"),
+        (
+            "black",
+            b"",
+            "error: --format-changed black: black is not installed: pip install 'mwbmigrate[black]' (or black)\n",
+        ),
+        (
+            "ruff",
+            b"",
+            "error: --format-changed ruff: ruff is not installed: pip install 'mwbmigrate[ruff]' (or ruff)\n",
+        ),
+        (
+            "auto",
+            b"[tool.black]\n",
+            "error: --format-changed auto: black is not installed: pip install 'mwbmigrate[black]' (or black)\n",
+        ),
     ],
 )
 def test_a_missing_formatter_is_one_line_and_exit_2(
-    kit, monkeypatch: pytest.MonkeyPatch, flag: str, config: bytes, message: str,
+    kit,
+    monkeypatch: pytest.MonkeyPatch,
+    flag: str,
+    config: bytes,
+    message: str,
 ) -> None:
     monkeypatch.setitem(sys.modules, "black", None)  # `import black` raises ImportError
     _without_ruff(monkeypatch, kit.tmp_path)
@@ -380,7 +410,9 @@ def test_check_reports_the_files_the_write_changes(kit) -> None:
 # --- (f) stdin prints what the in-place write writes ----------------------------------------------
 
 
-@pytest.mark.parametrize("name, source, expected", [("mod.py", MODULE, FORMATTED), ("marked.py", MARKED, MARKED_FORMATTED)])
+@pytest.mark.parametrize(
+    "name, source, expected", [("mod.py", MODULE, FORMATTED), ("marked.py", MARKED, MARKED_FORMATTED)]
+)
 def test_stdin_prints_the_in_place_result(kit, name: str, source: bytes, expected: bytes) -> None:
     root = _plain(kit, {f"pkg/{name}": source})
     stdin = _run("-", "--stdin-filename", f"pkg/{name}", "--format-changed", "black", cwd=root, stdin=source)

@@ -29,7 +29,9 @@ def cases(codemod: str) -> list[Path]:
 def migrate(text: str, path: str = DEFAULT_PATH, options: TransformOptions | None = None) -> str:
     options = options or TransformOptions()
     first = transform_source(text, path, options, CODEMODS)
-    signatures = merge_signatures([FileResult(path, path, FileStatus.CHANGED, renamed_signatures=first.renamed_signatures)])
+    signatures = merge_signatures(
+        [FileResult(path, path, FileStatus.CHANGED, renamed_signatures=first.renamed_signatures)]
+    )
     second = transform_source(first.text, path, replace(options, project_signatures=signatures), SECOND_PASS_CODEMODS)
     return second.text
 

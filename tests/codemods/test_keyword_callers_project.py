@@ -9,7 +9,7 @@ from mwbmigrate.engine.runner import merge_signatures, run_rewrite
 from mwbmigrate.engine.transform import TransformOptions
 from mwbmigrate.result import FileResult, FileStatus
 
-WORKERS = '''\
+WORKERS = """\
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch
 
 
@@ -20,9 +20,9 @@ class Worker:
 
 def helper(model_worker_batch: ModelWorkerBatch):
     return model_worker_batch
-'''
+"""
 
-OTHER = '''\
+OTHER = """\
 class Logger:
     def run(self, model_worker_batch: int = 0):
         return model_worker_batch
@@ -30,9 +30,9 @@ class Logger:
 
 def helper(model_worker_batch: int = 0):
     return model_worker_batch
-'''
+"""
 
-USE = '''\
+USE = """\
 import plugin.workers as w
 from plugin.workers import Worker, helper
 
@@ -50,9 +50,9 @@ def drive(x, obj):
     w.helper(model_worker_batch=x)
     other_helper(model_worker_batch=1)
     return obj.run(model_worker_batch=x)
-'''
+"""
 
-USE_AFTER = '''\
+USE_AFTER = """\
 import plugin.workers as w
 from plugin.workers import Worker, helper
 
@@ -70,7 +70,7 @@ def drive(x, obj):
     w.helper(batch=x)
     other_helper(model_worker_batch=1)  # mwbmigrate: MWB147 `model_worker_batch=` kept: cannot tell whether this `.other.helper` is `helper`, which takes `batch=` now
     return obj.run(model_worker_batch=x)  # mwbmigrate: MWB147 `model_worker_batch=` kept: cannot tell whether this `run` is `Worker.run`, which takes `batch=` now
-'''
+"""
 
 
 def test_keywords_follow_the_definition_they_resolve_to(tmp_path: Path) -> None:
@@ -88,14 +88,23 @@ def test_keywords_follow_the_definition_they_resolve_to(tmp_path: Path) -> None:
 
 def test_signatures_are_merged_with_their_module() -> None:
     results = [
-        FileResult("/t/plugin/workers.py", "plugin/workers.py", FileStatus.CHANGED,
-                   renamed_signatures=(("Worker.run", "model_worker_batch", "batch"),)),
-        FileResult("/t/plugin/__init__.py", "plugin/__init__.py", FileStatus.CHANGED,
-                   renamed_signatures=(("helper", "mwb", "schedule_batch"),)),
+        FileResult(
+            "/t/plugin/workers.py",
+            "plugin/workers.py",
+            FileStatus.CHANGED,
+            renamed_signatures=(("Worker.run", "model_worker_batch", "batch"),),
+        ),
+        FileResult(
+            "/t/plugin/__init__.py",
+            "plugin/__init__.py",
+            FileStatus.CHANGED,
+            renamed_signatures=(("helper", "mwb", "schedule_batch"),),
+        ),
     ]
     signatures = merge_signatures(results)
-    assert [(s.module[-2:], s.qualname) for s in signatures.defined_at(("/", "t", "plugin", "workers"), "Worker.run")] == [
-        (("plugin", "workers"), "Worker.run")]
+    assert [
+        (s.module[-2:], s.qualname) for s in signatures.defined_at(("/", "t", "plugin", "workers"), "Worker.run")
+    ] == [(("plugin", "workers"), "Worker.run")]
     assert [s.new for s in signatures.imported("plugin.workers.Worker.run", "/t/plugin/use.py")] == ["batch"]
     assert [s.new for s in signatures.imported(".workers.Worker.run", "/t/plugin/use.py")] == ["batch"]
     assert signatures.imported("..workers.Worker.run", "/t/plugin/sub/use.py") != []

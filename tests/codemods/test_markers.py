@@ -18,7 +18,7 @@ def test_whitespace_and_newlines_collapse_to_single_spaces():
 
 
 def test_long_reasons_are_cut_to_the_cap_with_an_ellipsis():
-    reason = marker_text("MWB151", "x" * 1000)[len(f"{MARKER_PREFIX}MWB151 "):]
+    reason = marker_text("MWB151", "x" * 1000)[len(f"{MARKER_PREFIX}MWB151 ") :]
     assert len(reason) == MAX_REASON_CHARS and reason.endswith("...")
     short = "a reason of ordinary length"
     assert marker_text("MWB151", short).endswith(short)

@@ -15,7 +15,10 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "wild-shapes"
 
 
 def _modules() -> dict[str, object]:
-    return {info.name: importlib.import_module(f"{package.__name__}.{info.name}") for info in pkgutil.iter_modules(package.__path__)}
+    return {
+        info.name: importlib.import_module(f"{package.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(package.__path__)
+    }
 
 
 def test_every_fixture_is_named_by_a_module_docstring():

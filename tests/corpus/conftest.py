@@ -51,6 +51,10 @@ def trees(tmp_path_factory):
             recorded.write_text(json.dumps({"exit_code": result.exit_code, "output": result.output}))
         run = RunResult(**json.loads(recorded.read_text()))
     return {
-        "old": python_files(old_root / "sglang"), "new": python_files(work),
-        "upstream": python_files(new_root / "sglang"), "result": run, "work": work, "root": work.parent,
+        "old": python_files(old_root / "sglang"),
+        "new": python_files(work),
+        "upstream": python_files(new_root / "sglang"),
+        "result": run,
+        "work": work,
+        "root": work.parent,
     }

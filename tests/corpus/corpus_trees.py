@@ -30,8 +30,11 @@ def assert_core_holds_contracts(root: Path) -> None:
     """`mwbmigrate verify` on a migrated core: the tree's own import, one-shot and isolation tests pass."""
     buffer = io.StringIO()
     code = run_verify(
-        root, fmt="json", keyword="oneshot or isolation or ring or import",
-        allow_review_markers=True, console=Console(file=buffer),
+        root,
+        fmt="json",
+        keyword="oneshot or isolation or ring or import",
+        allow_review_markers=True,
+        console=Console(file=buffer),
     )
     document = json.loads(buffer.getvalue())
     implementation = {i["name"]: i for i in document["implementations"]}["tree"]

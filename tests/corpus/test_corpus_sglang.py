@@ -13,7 +13,9 @@ from mwbmigrate.cli import app
 pytestmark = pytest.mark.corpus
 
 # Upstream renamed one method for an unrelated reason (migration spec, section 5).
-RENAMED_UPSTREAM = {"EAGLEWorkerV2.move_accepted_tokens_to_target_kvcache": "EAGLEWorkerV2.move_accept_tokens_to_target_kvcache"}
+RENAMED_UPSTREAM = {
+    "EAGLEWorkerV2.move_accepted_tokens_to_target_kvcache": "EAGLEWorkerV2.move_accept_tokens_to_target_kvcache"
+}
 
 
 def signatures(source: str) -> dict[str, list[tuple[str, str]]]:
@@ -146,24 +148,61 @@ def _neighbours(source: str, qualname: str, anchor: str) -> tuple[str, str]:
 
 # (file, function, the consuming statement's start, what upstream put right before / after it)
 UPSTREAM_OVERRIDE_SITES = [
-    ("srt/speculative/frozen_kv_mtp_worker.py", "FrozenKVMTPWorker.verify",
-     "batch_result = self.target_worker.forward_batch_generation(", "batch.seq_lens_cpu_cache = spec_info.seq_lens_cpu", None),
-    ("srt/speculative/frozen_kv_mtp_worker.py", "FrozenKVMTPWorker.draft",
-     "forward_batch = ForwardBatch.init_new(", None, "assert forward_batch.capture_hidden_mode == CaptureHiddenMode.LAST"),
-    ("srt/speculative/eagle_info_v2.py", "EagleDraftInputV2Mixin.prepare_for_v2_draft",
-     "forward_batch = ForwardBatch.init_new(", "batch.capture_hidden_mode = capture_mode", None),
-    ("srt/speculative/eagle_info_v2.py", "EagleDraftInputV2Mixin.prepare_for_extend_to_fill_draft_kvcache",
-     "forward_batch = ForwardBatch.init_new(", "batch.capture_hidden_mode = capture_mode", None),
-    ("srt/speculative/eagle_info_v2.py", "EagleVerifyInputV2Mixin.prepare_for_v2_verify",
-     "verify_forward_batch = ForwardBatch.init_new(", "batch.capture_hidden_mode = capture_mode", None),
-    ("srt/speculative/multi_layer_eagle_worker_v2.py", "MultiLayerEagleDraftWorker._draft_extend_for_prefill",
-     "forward_batch = ForwardBatch.init_new(", "batch.return_hidden_states_before_norm = True", None),
-    ("srt/speculative/eagle_worker_v2.py", "EAGLEWorkerV2.forward_batch_generation",
-     "batch_output = self.target_worker.forward_batch_generation(", "batch.capture_hidden_mode = target_capture_mode", None),
+    (
+        "srt/speculative/frozen_kv_mtp_worker.py",
+        "FrozenKVMTPWorker.verify",
+        "batch_result = self.target_worker.forward_batch_generation(",
+        "batch.seq_lens_cpu_cache = spec_info.seq_lens_cpu",
+        None,
+    ),
+    (
+        "srt/speculative/frozen_kv_mtp_worker.py",
+        "FrozenKVMTPWorker.draft",
+        "forward_batch = ForwardBatch.init_new(",
+        None,
+        "assert forward_batch.capture_hidden_mode == CaptureHiddenMode.LAST",
+    ),
+    (
+        "srt/speculative/eagle_info_v2.py",
+        "EagleDraftInputV2Mixin.prepare_for_v2_draft",
+        "forward_batch = ForwardBatch.init_new(",
+        "batch.capture_hidden_mode = capture_mode",
+        None,
+    ),
+    (
+        "srt/speculative/eagle_info_v2.py",
+        "EagleDraftInputV2Mixin.prepare_for_extend_to_fill_draft_kvcache",
+        "forward_batch = ForwardBatch.init_new(",
+        "batch.capture_hidden_mode = capture_mode",
+        None,
+    ),
+    (
+        "srt/speculative/eagle_info_v2.py",
+        "EagleVerifyInputV2Mixin.prepare_for_v2_verify",
+        "verify_forward_batch = ForwardBatch.init_new(",
+        "batch.capture_hidden_mode = capture_mode",
+        None,
+    ),
+    (
+        "srt/speculative/multi_layer_eagle_worker_v2.py",
+        "MultiLayerEagleDraftWorker._draft_extend_for_prefill",
+        "forward_batch = ForwardBatch.init_new(",
+        "batch.return_hidden_states_before_norm = True",
+        None,
+    ),
+    (
+        "srt/speculative/eagle_worker_v2.py",
+        "EAGLEWorkerV2.forward_batch_generation",
+        "batch_output = self.target_worker.forward_batch_generation(",
+        "batch.capture_hidden_mode = target_capture_mode",
+        None,
+    ),
 ]
 
 
-@pytest.mark.parametrize("path, qualname, anchor, before, after", UPSTREAM_OVERRIDE_SITES, ids=[site[1] for site in UPSTREAM_OVERRIDE_SITES])
+@pytest.mark.parametrize(
+    "path, qualname, anchor, before, after", UPSTREAM_OVERRIDE_SITES, ids=[site[1] for site in UPSTREAM_OVERRIDE_SITES]
+)
 def test_overrides_sit_where_upstream_put_them(trees, path, qualname, anchor, before, after):
     """override-moves puts each one-shot override (and the derived-mode assert) where 0.5.13 has it."""
     ours = _neighbours(trees["new"][path].decode(), qualname, anchor)
@@ -186,4 +225,7 @@ def test_moved_sites_carry_no_marker_and_the_rest_keep_theirs(trees):
         text = trees["new"][path].decode()
         assert "# mwbmigrate: MWB116" not in text
         assert text.count("# mwbmigrate: MWB103") == 1
-    assert "forward_batch.return_hidden_states_before_norm = True\n" in trees["new"]["srt/speculative/multi_layer_eagle_worker_v2.py"].decode()
+    assert (
+        "forward_batch.return_hidden_states_before_norm = True\n"
+        in trees["new"]["srt/speculative/multi_layer_eagle_worker_v2.py"].decode()
+    )

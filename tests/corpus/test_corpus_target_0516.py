@@ -98,20 +98,30 @@ def test_no_one_shot_field_is_declared_on_schedule_batch(migrated):
 
 def test_init_new_takes_the_keywords_of_0_5_16(migrated):
     def keywords(tree):
-        method = next(n for n in _class(tree, "ForwardBatch").body if isinstance(n, ast.FunctionDef) and n.name == "init_new")
+        method = next(
+            n for n in _class(tree, "ForwardBatch").body if isinstance(n, ast.FunctionDef) and n.name == "init_new"
+        )
         return [a.arg for a in method.args.kwonlyargs], [a.arg for a in method.args.args]
 
-    ours, upstream = keywords(migrated["migrated"]["srt/model_executor/forward_batch_info.py"]), keywords(
-        migrated["upstream"]("srt/model_executor/forward_batch_info.py")
+    ours, upstream = (
+        keywords(migrated["migrated"]["srt/model_executor/forward_batch_info.py"]),
+        keywords(migrated["upstream"]("srt/model_executor/forward_batch_info.py")),
     )
-    assert ours == upstream == (["capture_hidden_mode", "return_hidden_states_before_norm"], ["cls", "batch", "model_runner"])
+    assert (
+        ours
+        == upstream
+        == (["capture_hidden_mode", "return_hidden_states_before_norm"], ["cls", "batch", "model_runner"])
+    )
 
 
 def test_forward_batch_generation_takes_capture_hidden_mode_as_0_5_16(migrated):
     for relative in ("srt/managers/tp_worker.py", "srt/hardware_backend/mlx/tp_worker.py"):
         for tree in (migrated["migrated"][relative], migrated["upstream"](relative)):
             method = next(
-                n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "forward_batch_generation"
+                n
+                for n in ast.walk(tree)
+                if isinstance(n, ast.FunctionDef)
+                and n.name == "forward_batch_generation"
                 and n.args.args[1].arg == "batch"
             )
             assert [a.arg for a in method.args.kwonlyargs] == ["capture_hidden_mode"], relative
@@ -144,7 +154,10 @@ def _unmarked_override_writes(relative: str, text: str) -> list[tuple[str, int]]
     found = []
     for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Attribute) and t.attr in OVERRIDES and isinstance(t.value, ast.Name) and t.value.id == "batch"
+            isinstance(t, ast.Attribute)
+            and t.attr in OVERRIDES
+            and isinstance(t.value, ast.Name)
+            and t.value.id == "batch"
             for t in node.targets
         ):
             if not any("# mwbmigrate: MWB1" in lines[n - 1] for n in range(node.lineno, node.end_lineno + 1)):
@@ -155,6 +168,8 @@ def _unmarked_override_writes(relative: str, text: str) -> list[tuple[str, int]]
 def test_no_override_is_written_on_a_batch_unless_marked(migrated):
     """Every write left on the batch says why (an override 0.5.16 has no keyword for, or one not
     right before its consuming call); eagle_info_v2, whose writes 0.5.16 passes as keywords, has none."""
-    unmarked = [site for relative, text in migrated["text"].items() for site in _unmarked_override_writes(relative, text)]
+    unmarked = [
+        site for relative, text in migrated["text"].items() for site in _unmarked_override_writes(relative, text)
+    ]
     assert unmarked == []
     assert "batch.capture_hidden_mode =" not in migrated["text"]["srt/speculative/eagle_info_v2.py"]

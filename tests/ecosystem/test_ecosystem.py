@@ -83,7 +83,9 @@ def test_bad_config_is_a_usage_error(tmp_path):
 def test_stdin_mode_writes_the_result_to_stdout():
     completed = subprocess.run(
         [sys.executable, "-m", "mwbmigrate", "rewrite", "-", "--no-markers"],
-        input=OLD_MODULE, capture_output=True, text=True,
+        input=OLD_MODULE,
+        capture_output=True,
+        text=True,
     )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout == (
@@ -97,8 +99,10 @@ def test_stdin_mode_writes_the_result_to_stdout():
 
 def test_stdin_mode_failure_prints_nothing_on_stdout():
     completed = subprocess.run(
-        [sys.executable, "-m", "mwbmigrate", "rewrite", "-"], input="def f(model_worker_batch:\n",
-        capture_output=True, text=True,
+        [sys.executable, "-m", "mwbmigrate", "rewrite", "-"],
+        input="def f(model_worker_batch:\n",
+        capture_output=True,
+        text=True,
     )
     assert completed.returncode == 2
     assert completed.stdout == ""

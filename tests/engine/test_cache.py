@@ -31,8 +31,13 @@ CHANGED = FileResult(
 )
 
 
-def _key(cache: ResultCache, data: bytes = b"x = 1\n", options: TransformOptions | None = None,
-         path: str = "/tree/pkg/mod.py", display: str = "pkg/mod.py") -> str:
+def _key(
+    cache: ResultCache,
+    data: bytes = b"x = 1\n",
+    options: TransformOptions | None = None,
+    path: str = "/tree/pkg/mod.py",
+    display: str = "pkg/mod.py",
+) -> str:
     return cache.key("pass-1", path, display, data, options or TransformOptions(), CODEMODS)
 
 
@@ -75,7 +80,9 @@ def test_keys_follow_bytes_path_options_and_codemods(tmp_path: Path) -> None:
         "runtime module": _key(cache, options=TransformOptions(runtime_module="pkg._mwbmigrate_runtime")),
         "request mirror": _key(cache, options=TransformOptions(request_mirror=True)),
         "project signatures": _key(cache, options=TransformOptions(project_signatures=signatures)),
-        "codemods": cache.key("pass-1", "/tree/pkg/mod.py", "pkg/mod.py", b"x = 1\n", TransformOptions(), SECOND_PASS_CODEMODS),
+        "codemods": cache.key(
+            "pass-1", "/tree/pkg/mod.py", "pkg/mod.py", b"x = 1\n", TransformOptions(), SECOND_PASS_CODEMODS
+        ),
         "pass": cache.key("pass-2", "/tree/pkg/mod.py", "pkg/mod.py", b"x = 1\n", TransformOptions(), CODEMODS),
     }
     assert base not in others.values()
@@ -91,8 +98,13 @@ def test_set_order_does_not_change_a_key() -> None:
         f"print(json.dumps(canonical(TransformOptions(ignored_reviews=frozenset({codes!r})))))"
     )
     outputs = {
-        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                       env={"PYTHONHASHSEED": str(seed)}).stdout
+        subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": str(seed)},
+        ).stdout
         for seed in (1, 2, 3)
     }
     assert len(outputs) == 1

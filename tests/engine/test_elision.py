@@ -27,7 +27,9 @@ WORDS = ("model_worker_batch", "ModelWorkerBatch")
 
 def both_passes(text: str, path: str, options: TransformOptions) -> tuple[TextOutcome, TextOutcome]:
     first = transform_source(text, path, options, CODEMODS)
-    signatures = merge_signatures([FileResult(path, path, FileStatus.CHANGED, renamed_signatures=first.renamed_signatures)])
+    signatures = merge_signatures(
+        [FileResult(path, path, FileStatus.CHANGED, renamed_signatures=first.renamed_signatures)]
+    )
     second = transform_source(first.text, path, replace(options, project_signatures=signatures), SECOND_PASS_CODEMODS)
     return first, second
 
@@ -49,11 +51,22 @@ def _inputs() -> list[tuple[str, Path, str, TransformOptions]]:
         if (case / "after-collapse.py").exists():
             options.append(TransformOptions(collapse_compat=True))
         for option in options:
-            found.append((f"fixture:{case.parent.name}/{case.name}:{option.target_version}:{option.collapse_compat}", before, path, option))
+            found.append(
+                (
+                    f"fixture:{case.parent.name}/{case.name}:{option.target_version}:{option.collapse_compat}",
+                    before,
+                    path,
+                    option,
+                )
+            )
     for source in sorted((TESTS / "soundness" / "cases").glob("*/*.py")):
         found.append((f"soundness:{source.parent.name}/{source.name}", source, "plugin/worker.py", TransformOptions()))
     for source in sorted(CASES.glob("*.py")):
-        path = "python/sglang/srt/managers/schedule_batch.py" if source.name.startswith("schedule_batch") else "plugin/worker.py"
+        path = (
+            "python/sglang/srt/managers/schedule_batch.py"
+            if source.name.startswith("schedule_batch")
+            else "plugin/worker.py"
+        )
         for version in TARGET_VERSIONS:
             found.append((f"case:{source.name}:{version}", source, path, TransformOptions(target_version=version)))
     return found
@@ -63,7 +76,9 @@ INPUTS = _inputs()
 
 
 @pytest.mark.parametrize("source, path, options", [entry[1:] for entry in INPUTS], ids=[entry[0] for entry in INPUTS])
-def test_output_and_review_items_are_the_same_with_and_without_elision(source: Path, path: str, options: TransformOptions) -> None:
+def test_output_and_review_items_are_the_same_with_and_without_elision(
+    source: Path, path: str, options: TransformOptions
+) -> None:
     assert_elision_invisible(source.read_text(), path, options)
 
 

@@ -114,15 +114,17 @@ def test_every_fixture_module_it_skips_is_one_the_transform_leaves_alone() -> No
 
 def test_a_prose_only_file_still_gets_its_keyword_callers_renamed(tmp_path: Path) -> None:
     """Pass 2 reads every file the byte prefilter let through, parsed in pass 1 or not."""
-    (tmp_path / "worker.py").write_text(textwrap.dedent(
-        """\
+    (tmp_path / "worker.py").write_text(
+        textwrap.dedent(
+            """\
         from sglang.srt.managers.schedule_batch import ModelWorkerBatch
 
 
         def step(mwb: ModelWorkerBatch):
             return mwb.seq_lens
         """
-    ))
+        )
+    )
     caller = "from worker import step\n\n# step() used to take a ModelWorkerBatch\nstep(mwb=current)\n"
     (tmp_path / "caller.py").write_text(caller)
     summary = run_rewrite([tmp_path], TransformOptions(), jobs=1)

@@ -113,8 +113,11 @@ def row_mixed_line_endings(root: Path, migrated: str) -> Case:
         assert data.replace(b"\r\n", b"\n") == migrated.encode()
         # Lines the migration does not touch keep their own ending (CRLF or LF).
         untouched = set(migrated.encode().splitlines(keepends=True))
-        kept = [line for line in MIXED.encode().splitlines(keepends=True)
-                if line.strip() and line.replace(b"\r\n", b"\n") in untouched]
+        kept = [
+            line
+            for line in MIXED.encode().splitlines(keepends=True)
+            if line.strip() and line.replace(b"\r\n", b"\n") in untouched
+        ]
         new_lines = data.splitlines(keepends=True)
         assert kept and all(line in new_lines for line in kept), kept
         blank = [line for line in MIXED.encode().splitlines(keepends=True) if not line.strip()]
@@ -161,7 +164,9 @@ def row_latin1_declaration(root: Path, migrated: str) -> Case:
     return Case(["."], 0, changed={"latin.py": check})
 
 
-FORM_FEEDS = SAMPLE.replace("\n\n\ndef step", "\n\n\x0c\ndef step").replace("\n\n\ndef forward", "\n\n\x0c\ndef forward")
+FORM_FEEDS = SAMPLE.replace("\n\n\ndef step", "\n\n\x0c\ndef step").replace(
+    "\n\n\ndef forward", "\n\n\x0c\ndef forward"
+)
 FORM_FEED_BEFORE_STATEMENT = SAMPLE.replace("def forward", "\x0cdef forward")
 
 
@@ -199,8 +204,20 @@ def row_very_long_lines(root: Path, migrated: str) -> Case:
     return Case(["."], 0, changed={"long.py": check})
 
 
-NESTED_OK = ("deep = " + "(" * 190 + "1" + ")" * 190 + "\nlists = " + "[" * 100 + "]" * 100
-             + "\nconfig = " + "{'k': " * 100 + "1" + "}" * 100 + "\n")
+NESTED_OK = (
+    "deep = "
+    + "(" * 190
+    + "1"
+    + ")" * 190
+    + "\nlists = "
+    + "[" * 100
+    + "]" * 100
+    + "\nconfig = "
+    + "{'k': " * 100
+    + "1"
+    + "}" * 100
+    + "\n"
+)
 
 
 def row_deeply_nested_valid(root: Path, migrated: str) -> Case:
@@ -246,7 +263,9 @@ FIVE_MB_BLOCK = textwrap.dedent(
 
 
 def _five_mb() -> str:
-    doc = "Lorem ipsum dolor sit amet. " * 1800  # ~50 KB per block: size, not node count (throughput is not tested here)
+    doc = (
+        "Lorem ipsum dolor sit amet. " * 1800
+    )  # ~50 KB per block: size, not node count (throughput is not tested here)
     blocks = [FIVE_MB_BLOCK.format(n=n, doc=doc) for n in range(100)]
     text = SAMPLE + "".join(blocks)
     assert len(text) > 5_000_000
@@ -260,7 +279,9 @@ def row_five_mb_file(root: Path, migrated: str) -> Case:
     def check(data: bytes) -> None:
         assert len(data) > 5_000_000
         compile(data, "big.py", "exec")
-        assert b"ModelWorkerBatch" not in data and b"model_worker_batch" not in data.replace(b"`model_worker_batch`", b"")
+        assert b"ModelWorkerBatch" not in data and b"model_worker_batch" not in data.replace(
+            b"`model_worker_batch`", b""
+        )
         assert data.count(b"def handler_") == 100 and data.count(b"Lorem ipsum") == 100 * 1800
 
     return Case(["."], 0, changed={"big.py": check})
@@ -271,8 +292,12 @@ def row_symlink_loop(root: Path, migrated: str) -> Case:
     os.symlink("loop_a.py", root / "loop_b.py")
     os.symlink(".", root / "here")  # a folder loop as well: never followed
     (root / "ok.py").write_bytes(SAMPLE.encode())
-    return Case(["."], 2, stderr=["loop_a.py", "loop_b.py", "skipped here: symbolic link to a folder; not followed"],
-                changed={"ok.py": _check_migrated(migrated)})
+    return Case(
+        ["."],
+        2,
+        stderr=["loop_a.py", "loop_b.py", "skipped here: symbolic link to a folder; not followed"],
+        changed={"ok.py": _check_migrated(migrated)},
+    )
 
 
 def row_broken_symlink(root: Path, migrated: str) -> Case:
@@ -285,8 +310,12 @@ def row_symlink_to_file_in_tree(root: Path, migrated: str) -> Case:
     # `alias.py -> real.py`: the real file is migrated once; the link must stay a link.
     (root / "real.py").write_bytes(SAMPLE.encode())
     os.symlink("real.py", root / "alias.py")
-    return Case(["."], 0, stderr=["skipped alias.py: symbolic link; not followed (its target real.py is rewritten where it lives)"],
-                changed={"real.py": _check_migrated(migrated)})
+    return Case(
+        ["."],
+        0,
+        stderr=["skipped alias.py: symbolic link; not followed (its target real.py is rewritten where it lives)"],
+        changed={"real.py": _check_migrated(migrated)},
+    )
 
 
 def row_symlink_to_file_outside_tree(root: Path, migrated: str) -> Case:
@@ -301,8 +330,12 @@ def row_symlink_to_file_outside_tree(root: Path, migrated: str) -> Case:
         assert (root / "vendored.py").is_symlink(), "the symbolic link was replaced by a regular file"
         assert (outside / "vendored.py").read_bytes() in (SAMPLE.encode(), migrated.encode())
 
-    return Case(["."], 0, stderr=["skipped vendored.py: symbolic link; not followed: its target", "uses the old API, rewrite it there"],
-                extra=extra)
+    return Case(
+        ["."],
+        0,
+        stderr=["skipped vendored.py: symbolic link; not followed: its target", "uses the old API, rewrite it there"],
+        extra=extra,
+    )
 
 
 def row_path_does_not_exist(root: Path, migrated: str) -> Case:
@@ -330,7 +363,9 @@ def row_directory_named_py(root: Path, migrated: str) -> Case:
     (root / "package.py" / "inside.py").write_bytes(SAMPLE.encode())
     (root / "ok.py").write_bytes(SAMPLE.encode())
     # A folder is walked whatever its name: its module is migrated like any other.
-    return Case(["."], 0, changed={"ok.py": _check_migrated(migrated), "package.py/inside.py": _check_migrated(migrated)})
+    return Case(
+        ["."], 0, changed={"ok.py": _check_migrated(migrated), "package.py/inside.py": _check_migrated(migrated)}
+    )
 
 
 def row_not_utf8(root: Path, migrated: str) -> Case:
@@ -430,9 +465,16 @@ def _run(root: Path, case: Case) -> tuple[int, str, str]:
     args = ["rewrite", *case.args, "--jobs", "1", "--no-progress"]
     if case.subprocess:
         completed = subprocess.run(
-            [sys.executable, "-m", "mwbmigrate", *args], cwd=root, capture_output=True, timeout=case.timeout,
+            [sys.executable, "-m", "mwbmigrate", *args],
+            cwd=root,
+            capture_output=True,
+            timeout=case.timeout,
         )
-        return completed.returncode, completed.stdout.decode(errors="replace"), completed.stderr.decode(errors="replace")
+        return (
+            completed.returncode,
+            completed.stdout.decode(errors="replace"),
+            completed.stderr.decode(errors="replace"),
+        )
     previous = os.getcwd()
     os.chdir(root)
     try:
@@ -468,8 +510,12 @@ def _judge(root: Path, case: Case, before: dict, code: int, stdout: str, stderr:
 
 @pytest.mark.parametrize(
     "row",
-    [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[name])) if name in KNOWN_BUGS else name
-     for name in ROWS],
+    [
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[name]))
+        if name in KNOWN_BUGS
+        else name
+        for name in ROWS
+    ],
 )
 def test_bad_input(row, tmp_path, migrated):
     root = tmp_path / "tree"
@@ -519,8 +565,10 @@ def test_unreadable_file_in_process(tmp_path, monkeypatch, migrated):
     _judge(root, case, before, code, stdout, stderr)
 
 
-@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads a chmod-000 file anyway; "
-                    "covered by test_unreadable_file_in_process")
+@pytest.mark.skipif(
+    hasattr(os, "geteuid") and os.geteuid() == 0,
+    reason="root reads a chmod-000 file anyway; covered by test_unreadable_file_in_process",
+)
 def test_unreadable_file_chmod(tmp_path, migrated):
     root = tmp_path / "tree"
     root.mkdir()

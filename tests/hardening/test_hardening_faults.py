@@ -117,11 +117,21 @@ FILES = 6
 @pytest.mark.parametrize(
     "error, fail_on, message",
     [
-        pytest.param(OSError(errno.ENOSPC, "No space left on device"), {4}, "No space left on device", id="enospc-once"),
-        pytest.param(OSError(errno.ENOSPC, "No space left on device"), set(range(3, 100)), "No space left on device",
-                     id="enospc-from-the-3rd-file-on"),
-        pytest.param(PermissionError(errno.EACCES, "Permission denied"), {1, 3, 5}, "permission denied",
-                     id="permission-denied-every-other"),
+        pytest.param(
+            OSError(errno.ENOSPC, "No space left on device"), {4}, "No space left on device", id="enospc-once"
+        ),
+        pytest.param(
+            OSError(errno.ENOSPC, "No space left on device"),
+            set(range(3, 100)),
+            "No space left on device",
+            id="enospc-from-the-3rd-file-on",
+        ),
+        pytest.param(
+            PermissionError(errno.EACCES, "Permission denied"),
+            {1, 3, 5},
+            "permission denied",
+            id="permission-denied-every-other",
+        ),
     ],
 )
 def test_os_replace_failure(tmp_path, monkeypatch, expected, error, fail_on, message):
@@ -266,7 +276,12 @@ SIGNAL_FILES = 8
 
 
 def _run_until_paused_then_signal(
-    tmp_path: Path, phase: str, signum: int, after: int, jobs: int = 1, group: bool = False,
+    tmp_path: Path,
+    phase: str,
+    signum: int,
+    after: int,
+    jobs: int = 1,
+    group: bool = False,
 ) -> subprocess.CompletedProcess:
     """The run stops at the `after`-th arrival at `phase` (mwbmigrate.engine.pause) and waits there for
     the signal: it cannot finish first, however slow or busy the machine."""
@@ -274,7 +289,10 @@ def _run_until_paused_then_signal(
     environment = {**os.environ, PAUSE_ENV: f"{phase}:{after}:{flag}"}
     process = subprocess.Popen(
         [sys.executable, "-m", "mwbmigrate", "rewrite", str(tmp_path / "pkg"), "--jobs", str(jobs), "--no-progress"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=group, env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=group,
+        env=environment,
     )
     while not flag.exists():
         if process.poll() is not None:

@@ -36,10 +36,19 @@ from mwbmigrate.engine.source import decode_source
 from mwbmigrate.engine.transform import TransformOptions, transform_file, transform_source
 from mwbmigrate.result import FileStatus
 
-_SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
-               HealthCheck.large_base_example]
+_SUPPRESSED = [
+    HealthCheck.too_slow,
+    HealthCheck.data_too_large,
+    HealthCheck.filter_too_much,
+    HealthCheck.large_base_example,
+]
 settings.register_profile(
-    "ci", max_examples=10, deadline=None, suppress_health_check=_SUPPRESSED, database=None, print_blob=True,
+    "ci",
+    max_examples=10,
+    deadline=None,
+    suppress_health_check=_SUPPRESSED,
+    database=None,
+    print_blob=True,
 )
 settings.register_profile("long", max_examples=300, deadline=None, suppress_health_check=_SUPPRESSED, print_blob=True)
 PROFILE_NAME = os.environ.get("HYPOTHESIS_PROFILE", "ci")
@@ -208,7 +217,7 @@ def _without_new_markers(text: str, original: str) -> str:
         body = line.rstrip("\r\n")
         cut = body.find("  " + MARKER)
         if cut >= 0 and body not in before:
-            line = body[:cut] + line[len(body):]
+            line = body[:cut] + line[len(body) :]
         lines.append(line)
     return "".join(lines)
 
@@ -262,10 +271,18 @@ def _first_insertable_index(module: cst.Module) -> int:
         if not isinstance(statement, cst.SimpleStatementLine):
             break
         small = statement.body[0] if statement.body else None
-        if isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name) and small.module.value == "__future__":
+        if (
+            isinstance(small, cst.ImportFrom)
+            and isinstance(small.module, cst.Name)
+            and small.module.value == "__future__"
+        ):
             index += 1
             continue
-        if index == 0 and isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+        if (
+            index == 0
+            and isinstance(small, cst.Expr)
+            and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+        ):
             index += 1
             continue
         break
@@ -344,11 +361,13 @@ def test_inserted_old_api_in_cst_generated_modules_is_migrated(text, tmp_path_fa
     "text",
     [
         pytest.param(
-            IMPORT + "def mwb(model_worker_batch: 'ModelWorkerBatch') -> 'ModelWorkerBatch':\n    return model_worker_batch\n",
+            IMPORT
+            + "def mwb(model_worker_batch: 'ModelWorkerBatch') -> 'ModelWorkerBatch':\n    return model_worker_batch\n",
             id="string-annotation",
         ),
         pytest.param(
-            IMPORT + "def outer():\n    def inner(model_worker_batch: ModelWorkerBatch):\n        return model_worker_batch.seq_lens\n    return inner\n",
+            IMPORT
+            + "def outer():\n    def inner(model_worker_batch: ModelWorkerBatch):\n        return model_worker_batch.seq_lens\n    return inner\n",
             id="nested-function",
         ),
         pytest.param(
@@ -359,7 +378,9 @@ def test_inserted_old_api_in_cst_generated_modules_is_migrated(text, tmp_path_fa
             "from __future__ import annotations\n\n"
             "def mwb(model_worker_batch: ModelWorkerBatch):\n    return model_worker_batch.seq_lens\n\n" + IMPORT,
             id="import-after-annotated-use",
-            marks=pytest.mark.xfail(strict=True, reason="the import is deleted but the annotation that uses it is left unmigrated"),
+            marks=pytest.mark.xfail(
+                strict=True, reason="the import is deleted but the annotation that uses it is left unmigrated"
+            ),
         ),
     ],
 )

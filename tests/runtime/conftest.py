@@ -91,9 +91,7 @@ class FakeSamplingInfo:
 
     def update_penalties(self) -> None:  # upstream, verbatim in substance
         if self.penalizer_orchestrator.is_required:
-            self.acc_additive_penalties = torch.zeros(
-                (len(self.temperatures), self.vocab_size), dtype=torch.float32
-            )
+            self.acc_additive_penalties = torch.zeros((len(self.temperatures), self.vocab_size), dtype=torch.float32)
             self.penalizer_orchestrator.accumulate_additive_penalties(self.acc_additive_penalties)
             self.acc_scaling_penalties = self.penalizer_orchestrator.accumulate_scaling_penalties()
         else:

@@ -428,9 +428,7 @@ def test_snapshot_and_restore_batch_helpers(fakes):
 # isolation ends in exactly the entry state; without a snapshot only sampling_info
 # is restored.
 NAMES = ["input_ids", "seq_lens", "reqs", "out_cache_loc", "extra_a", "extra_b", "extra_c"]
-OPS = st.lists(
-    st.tuples(st.sampled_from(["set", "del"]), st.sampled_from(NAMES)), max_size=12
-)
+OPS = st.lists(st.tuples(st.sampled_from(["set", "del"]), st.sampled_from(NAMES)), max_size=12)
 
 
 # ``fakes`` is a stateless namespace of classes, so sharing it across examples is fine.

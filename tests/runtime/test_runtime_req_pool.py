@@ -167,9 +167,7 @@ def test_filter_merge_round_trip_and_idempotence(fakes, seed):
             batch.filter_batch()
             clear_req_pool_metadata(batch)  # applying it twice equals once
         elif op == "merge":
-            other = fakes.make_batch(
-                [next(next_idx) for _ in range(rng.randint(1, 3))], mirror=rng.random() < 0.5
-            )
+            other = fakes.make_batch([next(next_idx) for _ in range(rng.randint(1, 3))], mirror=rng.random() < 0.5)
             batch.merge_batch(other)
         elif op == "drop_mirror":
             batch.req_pool_indices_cpu = None

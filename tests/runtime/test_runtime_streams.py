@@ -123,7 +123,9 @@ def test_record_stream_for_v2_verify_candidates(fakes, recorded):
 
 def test_v2_verify_without_verify_input_and_with_a_sparse_batch(fakes, recorded):
     seq_lens = fakes.cuda_like(1)
-    full = types.SimpleNamespace(seq_lens=seq_lens, req_pool_indices=fakes.cuda_like(2), input_ids=None, out_cache_loc=None)
+    full = types.SimpleNamespace(
+        seq_lens=seq_lens, req_pool_indices=fakes.cuda_like(2), input_ids=None, out_cache_loc=None
+    )
     assert record_stream_for_v2_verify(full, None, STREAM) == 2
     recorded.clear()
     sparse = types.SimpleNamespace(seq_lens=seq_lens)  # upstream: AttributeError
@@ -136,9 +138,11 @@ def test_helpers_are_noop_on_cpu_host(fakes):
     batch = fakes.make_batch()
     verify = types.SimpleNamespace(draft_token=torch.tensor([1]), positions=[torch.tensor([2])])
     boom = mock.Mock(side_effect=AssertionError("torch.cuda touched"))
-    with mock.patch.object(torch.cuda, "current_stream", boom), mock.patch.object(
-        torch.cuda, "Stream", boom
-    ), mock.patch.object(torch.Tensor, "record_stream", boom):
+    with (
+        mock.patch.object(torch.cuda, "current_stream", boom),
+        mock.patch.object(torch.cuda, "Stream", boom),
+        mock.patch.object(torch.Tensor, "record_stream", boom),
+    ):
         assert record_stream_each([batch.seq_lens, [batch.input_ids], None], None) == 0
         assert record_stream_for_v2_verify(batch, verify, None) == 0
     boom.assert_not_called()

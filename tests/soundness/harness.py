@@ -54,7 +54,9 @@ class Verdict:
         lines = [f"outcome: {self.outcome}  codes: {' '.join(self.migration.codes) or '-'}"]
         if self.migration.refused:
             lines.append(f"refused: {self.migration.refused}")
-        lines += difflib.unified_diff(original.splitlines(), self.migration.text.splitlines(), "original", "rewritten", lineterm="")
+        lines += difflib.unified_diff(
+            original.splitlines(), self.migration.text.splitlines(), "original", "rewritten", lineterm=""
+        )
         if self.old != self.new:
             lines.append(first_difference(self.old or [], self.new or []))
         return "\n".join(lines)
@@ -66,11 +68,14 @@ def first_difference(old: list[Any], new: list[Any]) -> str:
         if before == after:
             continue
         if before[0] == after[0] and isinstance(before[1], dict) and isinstance(after[1], dict):
-            fields = {k: (before[1].get(k), after[1].get(k)) for k in before[1].keys() | after[1].keys()
-                      if before[1].get(k) != after[1].get(k)}
+            fields = {
+                k: (before[1].get(k), after[1].get(k))
+                for k in before[1].keys() | after[1].keys()
+                if before[1].get(k) != after[1].get(k)
+            }
             return f"observation {index} ({before[0]}) differs: {fields}"
         return f"observation {index} differs: old {before!r} / new {after!r}"
-    return f"observations differ in number: old {len(old)} / new {len(new)}; old tail {old[len(new):]!r}, new tail {new[len(old):]!r}"
+    return f"observations differ in number: old {len(old)} / new {len(new)}; old tail {old[len(new) :]!r}, new tail {new[len(old) :]!r}"
 
 
 def migrate(text: str, options: TransformOptions | None = None, path: str = CASE_PATH) -> Migration:
@@ -78,8 +83,12 @@ def migrate(text: str, options: TransformOptions | None = None, path: str = CASE
     options = options or TransformOptions()
     try:
         first = transform_source(text, path, options, CODEMODS)
-        signatures = merge_signatures([FileResult(path, path, FileStatus.CHANGED, renamed_signatures=first.renamed_signatures)])
-        second = transform_source(first.text, path, replace(options, project_signatures=signatures), SECOND_PASS_CODEMODS)
+        signatures = merge_signatures(
+            [FileResult(path, path, FileStatus.CHANGED, renamed_signatures=first.renamed_signatures)]
+        )
+        second = transform_source(
+            first.text, path, replace(options, project_signatures=signatures), SECOND_PASS_CODEMODS
+        )
         compile(second.text, path, "exec", dont_inherit=True)
     except Exception as error:  # whatever stops a file stops it from being written
         return Migration(text, (), f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
@@ -138,7 +147,9 @@ def main(paths: list[str]) -> int:
             continue
         ok = verdict.outcome == wanted.outcome and set(wanted.codes) <= set(verdict.migration.codes)
         bad += not ok
-        print(f"{'ok ' if ok else 'BAD'} {path}: {verdict.outcome} (expected {wanted.outcome} {' '.join(wanted.codes)})")
+        print(
+            f"{'ok ' if ok else 'BAD'} {path}: {verdict.outcome} (expected {wanted.outcome} {' '.join(wanted.codes)})"
+        )
         if verdict.outcome != "same" or not ok:
             print("    " + verdict.explain(text).replace("\n", "\n    "))
     return 1 if bad else 0

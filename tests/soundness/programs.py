@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-PRELUDE = '''\
+PRELUDE = """\
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch, ForwardMode
@@ -46,7 +46,7 @@ def _late_reader(model_worker_batch, batch):
     return model_worker_batch.seq_lens
 
 
-'''
+"""
 
 SNAPSHOT_NAMES = ("model_worker_batch", "mwb", "worker_batch")
 
@@ -140,7 +140,9 @@ def programs(draw: st.DrawFn) -> str:
     body = draw(st.lists(statement(snapshot, 0, indent), min_size=1, max_size=5))
     lines += [indent + line for line in body]
     lines.append('    record("kept", (kept, holder))')
-    ending = draw(st.sampled_from(["", f"    return {snapshot}", f"    return worker.forward_batch_generation({snapshot})"]))
+    ending = draw(
+        st.sampled_from(["", f"    return {snapshot}", f"    return worker.forward_batch_generation({snapshot})"])
+    )
     if ending:
         lines.append(ending)
     return PRELUDE + "\n".join(lines) + "\n"

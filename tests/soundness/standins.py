@@ -63,8 +63,15 @@ def _default_reqs() -> list[Req]:
 
 # Fields copied verbatim by `get_model_worker_batch` and read by every forward.
 SHARED_FIELDS = (
-    "forward_mode", "input_ids", "seq_lens", "req_pool_indices", "out_cache_loc", "return_logprob",
-    "sampling_info", "return_hidden_states", "spec_info",
+    "forward_mode",
+    "input_ids",
+    "seq_lens",
+    "req_pool_indices",
+    "out_cache_loc",
+    "return_logprob",
+    "sampling_info",
+    "return_hidden_states",
+    "spec_info",
 )
 
 
@@ -277,8 +284,9 @@ class _WorkerBase:
 
 
 class OldTpModelWorker(_WorkerBase):
-    def forward_batch_generation(self, model_worker_batch: ModelWorkerBatch, launch_done: Any = None,
-                                 skip_sample: bool = False) -> tuple[str, int]:
+    def forward_batch_generation(
+        self, model_worker_batch: ModelWorkerBatch, launch_done: Any = None, skip_sample: bool = False
+    ) -> tuple[str, int]:
         LOG.append(("forward_batch_generation", skip_sample))
         return self._forward(model_worker_batch)
 
@@ -288,8 +296,9 @@ class OldTpModelWorker(_WorkerBase):
 
 
 class NewTpModelWorker(_WorkerBase):
-    def forward_batch_generation(self, batch: ScheduleBatch, launch_done: Any = None,
-                                 skip_sample: bool = False) -> tuple[str, int]:
+    def forward_batch_generation(
+        self, batch: ScheduleBatch, launch_done: Any = None, skip_sample: bool = False
+    ) -> tuple[str, int]:
         LOG.append(("forward_batch_generation", skip_sample))
         return self._forward(batch)
 
@@ -336,7 +345,9 @@ def modules(version: str) -> dict[str, types.ModuleType]:
         "sglang.srt.model_executor": _module("sglang.srt.model_executor", __path__=[]),
         "sglang.srt.model_executor.forward_batch_info": _module(
             "sglang.srt.model_executor.forward_batch_info",
-            ForwardBatch=forward_batch_class, ForwardMode=ForwardMode, CaptureHiddenMode=CaptureHiddenMode,
+            ForwardBatch=forward_batch_class,
+            ForwardMode=ForwardMode,
+            CaptureHiddenMode=CaptureHiddenMode,
         ),
         "sglang.srt.model_executor.model_runner": _module(
             "sglang.srt.model_executor.model_runner", ModelRunner=ModelRunner

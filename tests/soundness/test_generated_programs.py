@@ -13,11 +13,16 @@ from tests.soundness.harness import judge
 from tests.soundness.programs import programs
 
 settings.register_profile(
-    "soundness-ci", max_examples=300, deadline=None, derandomize=True,
+    "soundness-ci",
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.register_profile(
-    "soundness-long", max_examples=3000, deadline=None,
+    "soundness-long",
+    max_examples=3000,
+    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "soundness-ci")

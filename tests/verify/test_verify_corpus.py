@@ -21,7 +21,9 @@ from mwbmigrate.verify.runner import run_verify
 
 pytestmark = pytest.mark.corpus
 
-_spec = importlib.util.spec_from_file_location("sglang_corpus", Path(__file__).resolve().parents[1] / "sglang_corpus.py")
+_spec = importlib.util.spec_from_file_location(
+    "sglang_corpus", Path(__file__).resolve().parents[1] / "sglang_corpus.py"
+)
 corpus = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(corpus)
 
@@ -44,8 +46,12 @@ def test_upstream_0_5_13_passes_the_contract_tests_that_apply():
     assert "sgl_kernel" in tree["stubbed"]
     impl = {i["name"]: i for i in document["implementations"]}["tree"]
     assert impl["profile"] == {
-        "oneshot": "contract", "isolation": "upstream", "ring": "upstream", "streams": "upstream",
-        "req_pool": "upstream", "hisparse_builder": "upstream",
+        "oneshot": "contract",
+        "isolation": "upstream",
+        "ring": "upstream",
+        "streams": "upstream",
+        "req_pool": "upstream",
+        "hisparse_builder": "upstream",
     }
     tree_tests = [t for t in document["suite"]["tests"] if t["impl"] == "tree"]
     by_group: dict[str, list[str]] = {}

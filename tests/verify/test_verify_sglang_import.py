@@ -17,7 +17,7 @@ from mwbmigrate.verify.sglang_import import SGLangImportError, find_sglang_root,
 
 REPO = Path(__file__).resolve().parents[2]
 
-SCHEDULE_BATCH = '''\
+SCHEDULE_BATCH = """\
 from __future__ import annotations
 import dataclasses
 import torch
@@ -40,7 +40,7 @@ def kernel(x):
 class ScheduleBatch:
     reqs: list
     seq_lens: torch.Tensor = None
-'''
+"""
 
 
 def make_tree(root: Path, schedule_batch: str = SCHEDULE_BATCH) -> Path:
@@ -55,7 +55,10 @@ def make_tree(root: Path, schedule_batch: str = SCHEDULE_BATCH) -> Path:
 
 def run_isolated(code: str) -> dict:
     completed = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=str(REPO),
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        cwd=str(REPO),
         env={**__import__("os").environ, "PYTHONPATH": str(REPO)},
     )
     assert completed.returncode == 0, completed.stderr[-3000:]

@@ -44,13 +44,16 @@ def test_old_api_code_tokens_are_found():
 
 
 def test_old_api_in_comments_strings_and_longer_names_is_allowed():
-    assert codes("""\
+    assert (
+        codes("""\
         # ModelWorkerBatch was removed in 0.5.13
         DOC = "get_model_worker_batch() is gone; model_worker_batch too"
         my_model_worker_batch = ModelWorkerBatches = 1
         def f():
             '''ModelWorkerBatch in a docstring.'''
-    """) == []
+    """)
+        == []
+    )
 
 
 def test_count_old_api_tokens():
@@ -110,18 +113,21 @@ def test_class_body_name_is_not_visible_in_methods():
     assert found == [(UNDEFINED_SCHEDULE_BATCH, 5)]
 
 
-@pytest.mark.parametrize("source", [
-    "from sglang.srt.managers.schedule_batch import ScheduleBatch\ndef f(b: ScheduleBatch): ...\n",
-    "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from x import ScheduleBatch\n"
-    "def f(b: 'ScheduleBatch'): ...\n",
-    "import x.y as ScheduleBatch\nScheduleBatch\n",
-    "class ScheduleBatch: ...\ndef f(): return ScheduleBatch()\n",
-    "def f():\n    from x import ScheduleBatch\n    def g():\n        return ScheduleBatch\n",
-    "from x import *\nScheduleBatch\n",
-    "def f(ScheduleBatch):\n    return ScheduleBatch\n",
-    "try:\n    from x import ScheduleBatch\nexcept ImportError:\n    ScheduleBatch = None\nScheduleBatch\n",
-    "import schedule_batch\nschedule_batch.ScheduleBatch\n",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from sglang.srt.managers.schedule_batch import ScheduleBatch\ndef f(b: ScheduleBatch): ...\n",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from x import ScheduleBatch\n"
+        "def f(b: 'ScheduleBatch'): ...\n",
+        "import x.y as ScheduleBatch\nScheduleBatch\n",
+        "class ScheduleBatch: ...\ndef f(): return ScheduleBatch()\n",
+        "def f():\n    from x import ScheduleBatch\n    def g():\n        return ScheduleBatch\n",
+        "from x import *\nScheduleBatch\n",
+        "def f(ScheduleBatch):\n    return ScheduleBatch\n",
+        "try:\n    from x import ScheduleBatch\nexcept ImportError:\n    ScheduleBatch = None\nScheduleBatch\n",
+        "import schedule_batch\nschedule_batch.ScheduleBatch\n",
+    ],
+)
 def test_schedule_batch_defined(source):
     assert codes(source) == []
 
@@ -161,14 +167,17 @@ def test_plain_comment_is_not_a_marker():
 
 def test_skips_vcs_virtualenv_and_build_dirs(tmp_path):
     bad = "ModelWorkerBatch\n"
-    root = write(tmp_path, {
-        "src/ok.py": "x = 1\n",
-        ".git/hooks/h.py": bad,
-        "build/lib/b.py": bad,
-        "env/lib/e.py": bad,
-        "__pycache__/c.py": bad,
-        "pkg.egg-info/p.py": bad,
-    })
+    root = write(
+        tmp_path,
+        {
+            "src/ok.py": "x = 1\n",
+            ".git/hooks/h.py": bad,
+            "build/lib/b.py": bad,
+            "env/lib/e.py": bad,
+            "__pycache__/c.py": bad,
+            "pkg.egg-info/p.py": bad,
+        },
+    )
     (root / "env" / "pyvenv.cfg").write_text("home = /usr\n")
     report = check_tree(root)
     assert report.files_checked == 1 and report.passed

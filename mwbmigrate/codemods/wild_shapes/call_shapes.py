@@ -39,16 +39,28 @@ class CallShapeReporter(ShapeReporter):
     def on_assigned(self, anchor: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
         if isinstance(target, (cst.Tuple, cst.List)) and _has_old_method_call(value):
             names = ", ".join(f"`{code(e.value)}`" for e in target.elements)
-            self.review(anchor, "MWB135", f"`{OLD_METHOD}()` unpacked into {names}: the batch is inlined, but the names are not merged and their field reads are not migrated")
+            self.review(
+                anchor,
+                "MWB135",
+                f"`{OLD_METHOD}()` unpacked into {names}: the batch is inlined, but the names are not merged and their field reads are not migrated",
+            )
             return True
         call = old_method_call(value)
         if call is None or not isinstance(call.func, cst.Attribute):
             return False
         receiver = call.func.value
         if not isinstance(target, cst.Name):
-            self.review(anchor, "MWB135", f"`{OLD_METHOD}()` stored in `{code(target)}`: kept (attributes and containers are not tracked)")
+            self.review(
+                anchor,
+                "MWB135",
+                f"`{OLD_METHOD}()` stored in `{code(target)}`: kept (attributes and containers are not tracked)",
+            )
         elif not isinstance(receiver, cst.Name):
-            self.review(anchor, "MWB135", f"`{OLD_METHOD}()` on `{code(receiver)}`, not a plain name: kept; `{target.value}` is not merged into the receiver")
+            self.review(
+                anchor,
+                "MWB135",
+                f"`{OLD_METHOD}()` on `{code(receiver)}`, not a plain name: kept; `{target.value}` is not merged into the receiver",
+            )
         elif self.shapes.function is None:
             self.review(anchor, "MWB135", f"`{OLD_METHOD}()` at module level: kept")
         else:
@@ -57,7 +69,11 @@ class CallShapeReporter(ShapeReporter):
 
     def visit_attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == OLD_PARAMETER and not self.shapes.reads_old_object(node.value):
-            self.review(node, "MWB134", f"attribute `.{OLD_PARAMETER}` kept: attributes are not tracked (it may hold the old object)")
+            self.review(
+                node,
+                "MWB134",
+                f"attribute `.{OLD_PARAMETER}` kept: attributes are not tracked (it may hold the old object)",
+            )
 
     def visit_function(self, node: cst.FunctionDef) -> None:
         frame = self.shapes.function
@@ -84,7 +100,9 @@ class CallShapeReporter(ShapeReporter):
             for reference in assignment.references:
                 used = tokens.get(reference.node)
                 if used is not None:
-                    self.review(used, "MWB134", f"`{OLD_PARAMETER}` kept: not merged into a receiver (see where it is bound)")
+                    self.review(
+                        used, "MWB134", f"`{OLD_PARAMETER}` kept: not merged into a receiver (see where it is bound)"
+                    )
 
 
 def _bound_from_call(statement: cst.CSTNode | None) -> cst.Call | None:

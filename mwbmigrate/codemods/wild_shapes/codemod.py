@@ -128,7 +128,9 @@ class ReportWildShapes(MigrationCodemod):
         scan = FunctionScan(node)
         node.visit(scan)
         facts = function_facts(self, node)
-        self._functions.append(FunctionFrame(node, dict(scan.tokens), scan.names, local_instances(node, self.method_classes), facts))
+        self._functions.append(
+            FunctionFrame(node, dict(scan.tokens), scan.names, local_instances(node, self.method_classes), facts)
+        )
         self._accesses |= facts.old_object_accesses()
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:

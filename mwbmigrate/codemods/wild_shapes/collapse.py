@@ -49,7 +49,9 @@ def collapse_version_gates(module: cst.Module, state: MigrationState) -> cst.Mod
     -> False, as on 0.5.13. A gate whose new-API side cannot be told is left (wild-shapes: MWB154).
     """
     wrapper = state.metadata_for(module)
-    collapsed: cst.Module = wrapper.visit(_CollapseTests(state.version_gates(module), _new_world(wrapper, state.version_gates(module))))
+    collapsed: cst.Module = wrapper.visit(
+        _CollapseTests(state.version_gates(module), _new_world(wrapper, state.version_gates(module)))
+    )
     if collapsed.deep_equals(module):
         return module
     # Second round, on the collapsed module: the guarded imports and the local feature-check
@@ -73,14 +75,28 @@ def _new_world(wrapper: MetadataWrapper, gates: VersionGates) -> NewWorld:
                 first = next((i for i, small in enumerate(smalls) if small in gates.guarded_imports), 0)
                 smalls = smalls[first:]
             for small in smalls:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                if (
+                    isinstance(small, cst.Assign)
+                    and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)
+                ):
                     literal = small.value.value if isinstance(small.value, cst.Name) else None
-                    on_new_api[id(small.targets[0].target)] = literal if runs and literal in ("True", "False", "None") else None
+                    on_new_api[id(small.targets[0].target)] = (
+                        literal if runs and literal in ("True", "False", "None") else None
+                    )
     module_scope = scopes.get(wrapper.module)
     none_names = set()
     for name in gates.guarded_names:
         # None on 0.5.13 only when every binding besides the import is the handler's `= None`.
-        bindings = [a for a in module_scope.assignments[name] if isinstance(a, Assignment) and not isinstance(a.node, cst.ImportFrom)] if module_scope else []
+        bindings = (
+            [
+                a
+                for a in module_scope.assignments[name]
+                if isinstance(a, Assignment) and not isinstance(a.node, cst.ImportFrom)
+            ]
+            if module_scope
+            else []
+        )
         if bindings and all(on_new_api.get(id(a.node)) == "None" for a in bindings):
             none_names.add(name)
     world = NewWorld(none_names=frozenset(none_names), own_old_method=bool(method_classes(wrapper.module)))
@@ -159,7 +175,9 @@ class _TidyBlocks(cst.CSTTransformer):
     """A block whose first statement went starts without the blank lines that followed it, and a
     block left empty holds `pass`."""
 
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
         if original_node.body and not updated_node.body:
             return updated_node.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
         return updated_node.with_changes(body=tidy_block_start(original_node.body, updated_node.body))
@@ -188,7 +206,9 @@ class _CollapseTests(_TidyBlocks):
             self.in_gate += 1
         return super().on_visit(node)
 
-    def on_leave(self, original_node: CSTNodeT, updated_node: CSTNodeT) -> CSTNodeT | cst.RemovalSentinel | cst.FlattenSentinel[CSTNodeT]:
+    def on_leave(
+        self, original_node: CSTNodeT, updated_node: CSTNodeT
+    ) -> CSTNodeT | cst.RemovalSentinel | cst.FlattenSentinel[CSTNodeT]:
         result = super().on_leave(original_node, updated_node)
         if id(original_node) in self.gates:
             self.in_gate -= 1
@@ -205,13 +225,17 @@ class _CollapseTests(_TidyBlocks):
             return updated_node
         return cst.Name(str(value), lpar=updated_node.lpar, rpar=updated_node.rpar)
 
-    def leave_BooleanOperation(self, original_node: cst.BooleanOperation, updated_node: cst.BooleanOperation) -> cst.BaseExpression:
+    def leave_BooleanOperation(
+        self, original_node: cst.BooleanOperation, updated_node: cst.BooleanOperation
+    ) -> cst.BaseExpression:
         return self._fold(original_node, updated_node)
 
     def leave_Comparison(self, original_node: cst.Comparison, updated_node: cst.Comparison) -> cst.BaseExpression:
         return self._fold(original_node, updated_node)
 
-    def leave_UnaryOperation(self, original_node: cst.UnaryOperation, updated_node: cst.UnaryOperation) -> cst.BaseExpression:
+    def leave_UnaryOperation(
+        self, original_node: cst.UnaryOperation, updated_node: cst.UnaryOperation
+    ) -> cst.BaseExpression:
         return self._fold(original_node, updated_node)
 
     def leave_IfExp(self, original_node: cst.IfExp, updated_node: cst.IfExp) -> cst.BaseExpression:
@@ -242,7 +266,11 @@ class _CollapseTests(_TidyBlocks):
                 # The branches before were false on 0.5.13: the chain starts here.
                 return branch.with_changes(leading_lines=updated_node.leading_lines)
             if value:
-                return cst.FlattenSentinel(_as_statements(branch.body, updated_node.leading_lines)) if _has_statements(branch.body) else cst.RemoveFromParent()
+                return (
+                    cst.FlattenSentinel(_as_statements(branch.body, updated_node.leading_lines))
+                    if _has_statements(branch.body)
+                    else cst.RemoveFromParent()
+                )
             branch, first = branch.orelse, False
             if isinstance(branch, cst.If):
                 if not isinstance(original.orelse, cst.If):
@@ -270,7 +298,6 @@ class _CollapseTests(_TidyBlocks):
         return None if body_old == other_old else not body_old
 
 
-
 def _has_statements(block: cst.BaseSuite) -> bool:
     return bool(block.body)
 
@@ -289,7 +316,11 @@ class _CollapseImports(_TidyBlocks):
     ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         if not any(t is original_node for t in self.trys):
             return updated_node
-        first = original_node.body.body[0] if isinstance(original_node.body, cst.IndentedBlock) and original_node.body.body else None
+        first = (
+            original_node.body.body[0]
+            if isinstance(original_node.body, cst.IndentedBlock) and original_node.body.body
+            else None
+        )
         if not (isinstance(first, cst.SimpleStatementLine) and first.body[0] in self.gates.guarded_imports):
             return updated_node  # something runs before the import: it may raise, too
         handler = _handler_on_new_api(original_node)
@@ -310,7 +341,9 @@ class _CollapseImports(_TidyBlocks):
             kept += _as_statements(original_node.finalbody.body, ())
         if not kept:
             return cst.RemoveFromParent()
-        kept[0] = kept[0].with_changes(leading_lines=[*updated_node.leading_lines, *getattr(kept[0], "leading_lines", ())])
+        kept[0] = kept[0].with_changes(
+            leading_lines=[*updated_node.leading_lines, *getattr(kept[0], "leading_lines", ())]
+        )
         return cst.FlattenSentinel(kept)
 
     def _guarded_names_of(self, node: cst.Try) -> set[str] | None:
@@ -343,8 +376,13 @@ class _CollapseImports(_TidyBlocks):
             for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
                 if isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
                     targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
-                    if any(isinstance(t, cst.Name) and t.value == "__all__" for t in targets) and small.value is not None:
-                        self._all_names |= {v for e in getattr(small.value, "elements", ()) if (v := string_value(e.value))}
+                    if (
+                        any(isinstance(t, cst.Name) and t.value == "__all__" for t in targets)
+                        and small.value is not None
+                    ):
+                        self._all_names |= {
+                            v for e in getattr(small.value, "elements", ()) if (v := string_value(e.value))
+                        }
 
 
 def _binds_only(statement: cst.BaseSmallStatement, names: set[str]) -> bool:
@@ -365,13 +403,19 @@ class _DropDeadFlags(_TidyBlocks):
         if len(original_node.body) != 1 or not isinstance(original_node.body[0], cst.Assign):
             return updated_node
         assign = original_node.body[0]
-        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name) or not _pure_feature_check(assign.value):
+        if (
+            len(assign.targets) != 1
+            or not isinstance(assign.targets[0].target, cst.Name)
+            or not _pure_feature_check(assign.value)
+        ):
             return updated_node
         target = assign.targets[0].target
         scope = self.get_metadata(ScopeProvider, target, None)
         if scope is None or isinstance(scope, (GlobalScope, ClassScope)):
             return updated_node
-        if any(a.references for a in scope.assignments[target.value]) or target.value in getattr(scope, "_nonlocal_names", ()):
+        if any(a.references for a in scope.assignments[target.value]) or target.value in getattr(
+            scope, "_nonlocal_names", ()
+        ):
             return updated_node
         return cst.RemoveFromParent()
 
@@ -381,11 +425,18 @@ def is_flag_definition(statement: cst.CSTNode) -> bool:
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return False
     small = statement.body[0]
-    return isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) and _pure_feature_check(small.value)
+    return (
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+        and _pure_feature_check(small.value)
+    )
 
 
 def _pure_feature_check(node: cst.BaseExpression) -> bool:
     """`hasattr`/`getattr(x, "get_model_worker_batch"[, None])` on a name or attribute: dropping it changes nothing."""
     if not isinstance(node, cst.Call) or feature_check(node) is None:
         return False
-    return all(isinstance(a.value, (cst.Name, cst.Attribute, cst.SimpleString)) and a.keyword is None for a in node.args)
+    return all(
+        isinstance(a.value, (cst.Name, cst.Attribute, cst.SimpleString)) and a.keyword is None for a in node.args
+    )

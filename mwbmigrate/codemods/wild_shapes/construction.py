@@ -1,11 +1,11 @@
 """Shape 4: direct construction of the old class. Fixture: shape04_construction_fields.
 
-    mwb = ModelWorkerBatch(bid=0, extend_seq_lens=[3], lora_ids=[None])
-    # after: kept as is, and marked:
-    #   mwbmigrate: MWB130 keywords with no ScheduleBatch field of that name: bid (gone),
-    #   extend_seq_lens (ScheduleBatch.extend_lens), lora_ids (computed from reqs)
+mwb = ModelWorkerBatch(bid=0, extend_seq_lens=[3], lora_ids=[None])
+# after: kept as is, and marked:
+#   mwbmigrate: MWB130 keywords with no ScheduleBatch field of that name: bid (gone),
+#   extend_seq_lens (ScheduleBatch.extend_lens), lora_ids (computed from reqs)
 
-    MWB130  `ModelWorkerBatch(...)` keywords that have no `ScheduleBatch` field of that name
+MWB130  `ModelWorkerBatch(...)` keywords that have no `ScheduleBatch` field of that name
 """
 
 from __future__ import annotations

@@ -24,12 +24,26 @@ from mwbmigrate.analysis.old_api import OLD_CLASS
 from mwbmigrate.codemods.wild_shapes.facts import code
 from mwbmigrate.codemods.wild_shapes.reporter import Handler, ShapeReporter
 
-COPY_CALLS = frozenset({
-    "copy.copy", "copy.deepcopy", "dataclasses.replace", "dataclasses.asdict", "dataclasses.astuple",
-    "dataclasses.fields", "builtins.vars", "pickle.dumps", "pickle.dump", "cloudpickle.dumps",
-    "cloudpickle.dump", "dill.dumps", "msgpack.packb", "msgpack.pack", "msgspec.msgpack.encode",
-    "torch.save",
-})
+COPY_CALLS = frozenset(
+    {
+        "copy.copy",
+        "copy.deepcopy",
+        "dataclasses.replace",
+        "dataclasses.asdict",
+        "dataclasses.astuple",
+        "dataclasses.fields",
+        "builtins.vars",
+        "pickle.dumps",
+        "pickle.dump",
+        "cloudpickle.dumps",
+        "cloudpickle.dump",
+        "dill.dumps",
+        "msgpack.packb",
+        "msgpack.pack",
+        "msgspec.msgpack.encode",
+        "torch.save",
+    }
+)
 
 
 class CopyReporter(ShapeReporter):
@@ -47,13 +61,21 @@ class CopyReporter(ShapeReporter):
             return
         first = node.args[0].value
         if self.shapes.reads_old_object(first):
-            self.review(node, "MWB131", f"`{code(node.func)}` of the former old object now copies or serialises the live ScheduleBatch (pools, allocators, requests), not a per-forward snapshot")
+            self.review(
+                node,
+                "MWB131",
+                f"`{code(node.func)}` of the former old object now copies or serialises the live ScheduleBatch (pools, allocators, requests), not a per-forward snapshot",
+            )
         elif "dataclasses.fields" in names and self.shapes.names_old_class(first):
-            self.review(node, "MWB131", f"`dataclasses.fields({OLD_CLASS})` would list ScheduleBatch's fields, which differ")
+            self.review(
+                node, "MWB131", f"`dataclasses.fields({OLD_CLASS})` would list ScheduleBatch's fields, which differ"
+            )
 
     def visit_attribute(self, node: cst.Attribute) -> bool:
         if node.attr.value == "__dict__" and self.shapes.reads_old_object(node.value):
-            self.review(node, "MWB131", "`__dict__` of the former old object is the live ScheduleBatch's, with different fields")
+            self.review(
+                node, "MWB131", "`__dict__` of the former old object is the live ScheduleBatch's, with different fields"
+            )
             return True
         return False
 
@@ -64,6 +86,14 @@ class CopyReporter(ShapeReporter):
         line = shapes.parent(node)
         block = shapes.parent(line) if line is not None else None  # AnnAssign -> SimpleStatementLine -> block
         if isinstance(shapes.parent(block) if block is not None else None, cst.ClassDef):
-            self.review(node, "MWB132", "field typed with the old class: it will hold the scheduler's live ScheduleBatch, not a per-forward copy (copies and pickles of the record now copy the batch)")
+            self.review(
+                node,
+                "MWB132",
+                "field typed with the old class: it will hold the scheduler's live ScheduleBatch, not a per-forward copy (copies and pickles of the record now copy the batch)",
+            )
         elif isinstance(node.target, cst.Attribute):
-            self.review(node, "MWB132", "attribute typed with the old class: it will hold the scheduler's live ScheduleBatch, not a per-forward copy")
+            self.review(
+                node,
+                "MWB132",
+                "attribute typed with the old class: it will hold the scheduler's live ScheduleBatch, not a per-forward copy",
+            )

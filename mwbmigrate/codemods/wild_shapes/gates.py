@@ -38,7 +38,9 @@ from mwbmigrate.codemods.wild_shapes.reporter import Handler, ShapeReporter
 KEPT_IN_GATE = "old API kept in version-gated code"
 # --collapse-compat: what each kind of gate it could not collapse is called in its marker.
 NOT_COLLAPSED = {
-    "MWB120": "a feature check", "MWB121": "an ImportError-guarded import", "MWB122": "an environment or version switch",
+    "MWB120": "a feature check",
+    "MWB121": "an ImportError-guarded import",
+    "MWB122": "an environment or version switch",
 }
 # What wild-shapes still reports inside a gated region: the gates themselves.
 GATE_CODES = frozenset({"MWB120", "MWB121", "MWB122", "MWB154", "MWB155", "MWB156"})
@@ -76,15 +78,23 @@ class VersionGateReporter(ShapeReporter):
                 if id(statement) not in gate_statements:
                     self._review_gate(statement, code, KEPT_IN_GATE)
                 if isinstance(token, cst.Name) and token.value == OLD_PARAMETER and _is_keyword(token, statement):
-                    self.review(statement, "MWB156", f"`{OLD_PARAMETER}=` kept in version-gated code: a callee whose parameter the migration renamed (this project's, or SGLang 0.5.13's) now takes `batch=`")
+                    self.review(
+                        statement,
+                        "MWB156",
+                        f"`{OLD_PARAMETER}=` kept in version-gated code: a callee whose parameter the migration renamed (this project's, or SGLang 0.5.13's) now takes `batch=`",
+                    )
 
     def _review_gate(self, statement: cst.CSTNode, code: str, reason: str) -> None:
         if self.shapes.state.collapse_compat:
             # What --collapse-compat left: it cannot tell which side runs on the new API.
             kind = NOT_COLLAPSED[code]
-            code, reason = "MWB154", (
-                f"{kind} kept: --collapse-compat cannot tell what it runs on 0.5.13" if reason != KEPT_IN_GATE
-                else f"old API kept: it is gated by {kind} that --collapse-compat could not resolve"
+            code, reason = (
+                "MWB154",
+                (
+                    f"{kind} kept: --collapse-compat cannot tell what it runs on 0.5.13"
+                    if reason != KEPT_IN_GATE
+                    else f"old API kept: it is gated by {kind} that --collapse-compat could not resolve"
+                ),
             )
         self.review(statement, code, reason)
 
@@ -93,7 +103,11 @@ class VersionGateReporter(ShapeReporter):
         if function.name.value not in UPSTREAM_RENAMED_PARAMETERS:
             return
         if any(p.name.value == OLD_PARAMETER for p in all_params(function.params)):
-            self.review(function, "MWB155", f"`{function.name.value}` keeps `{OLD_PARAMETER}` in version-gated code: SGLang 0.5.13 and the migrated keyword callers pass it as `batch=`")
+            self.review(
+                function,
+                "MWB155",
+                f"`{function.name.value}` keeps `{OLD_PARAMETER}` in version-gated code: SGLang 0.5.13 and the migrated keyword callers pass it as `batch=`",
+            )
 
 
 def _is_keyword(name: cst.Name, statement: cst.CSTNode) -> bool:

@@ -58,7 +58,11 @@ class MissingAttributeReporter(ShapeReporter):
 
     def visit_call(self, node: cst.Call) -> None:
         """`getattr(mwb, "bid")` and its kin name the attribute in a string."""
-        if last_name(node.func) not in ATTRIBUTE_BUILTINS or len(node.args) < 2 or not self.shapes.reads_old_object(node.args[0].value):
+        if (
+            last_name(node.func) not in ATTRIBUTE_BUILTINS
+            or len(node.args) < 2
+            or not self.shapes.reads_old_object(node.args[0].value)
+        ):
             return
         name = string_value(node.args[1].value)
         if name:
@@ -72,7 +76,11 @@ class MissingAttributeReporter(ShapeReporter):
         if field in MISSING_FIELDS:
             self.review(node, "MWB136", f"`{field}`: {MISSING_FIELDS[field]}")
         elif field not in OLD_OBJECT_FIELDS:
-            self.review(node, "MWB137", f"`{field}` is no field of 0.5.12.post1's {OLD_CLASS} (fork-only?): ScheduleBatch may not have it, and {ACCESS_CONSEQUENCES[self._access_kind(node)]}")
+            self.review(
+                node,
+                "MWB137",
+                f"`{field}` is no field of 0.5.12.post1's {OLD_CLASS} (fork-only?): ScheduleBatch may not have it, and {ACCESS_CONSEQUENCES[self._access_kind(node)]}",
+            )
 
     def _access_kind(self, node: cst.CSTNode) -> str:
         """Whether an attribute (or a getattr/hasattr/setattr call) reads, sets or updates it."""
@@ -81,6 +89,8 @@ class MissingAttributeReporter(ShapeReporter):
         parent = self.shapes.parent(node)
         if isinstance(parent, cst.AugAssign) and parent.target is node:
             return "update"
-        if isinstance(parent, (cst.AssignTarget, cst.Del)) or (isinstance(parent, cst.AnnAssign) and parent.target is node):
+        if isinstance(parent, (cst.AssignTarget, cst.Del)) or (
+            isinstance(parent, cst.AnnAssign) and parent.target is node
+        ):
             return "set"
         return "read"

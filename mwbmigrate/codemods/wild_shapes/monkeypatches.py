@@ -32,7 +32,9 @@ from mwbmigrate.codemods.wild_shapes.reporter import Handler, ShapeReporter
 if TYPE_CHECKING:
     from mwbmigrate.codemods.wild_shapes.codemod import ReportWildShapes
 
-MOCK_FACTORIES = frozenset({"Mock", "MagicMock", "AsyncMock", "NonCallableMock", "NonCallableMagicMock", "create_autospec"})
+MOCK_FACTORIES = frozenset(
+    {"Mock", "MagicMock", "AsyncMock", "NonCallableMock", "NonCallableMagicMock", "create_autospec"}
+)
 
 
 class MonkeypatchReporter(ShapeReporter):
@@ -73,11 +75,19 @@ class MonkeypatchReporter(ShapeReporter):
         attr = target.attr.value
         if attr == OLD_METHOD:
             if isinstance(value, cst.Call) and last_name(value.func) in MOCK_FACTORIES:
-                self.review(anchor, "MWB128", f"mock standing in for `{OLD_METHOD}`: 0.5.13 code never calls it; hand the code under test the batch itself")
+                self.review(
+                    anchor,
+                    "MWB128",
+                    f"mock standing in for `{OLD_METHOD}`: 0.5.13 code never calls it; hand the code under test the batch itself",
+                )
                 return True
             return False  # any other value: the own-method reporter's MWB124
         if attr == OLD_CLASS:
-            self.review(anchor, "MWB127", f"stub sets `{OLD_CLASS}` on a module: 0.5.13 code imports only ScheduleBatch from schedule_batch")
+            self.review(
+                anchor,
+                "MWB127",
+                f"stub sets `{OLD_CLASS}` on a module: 0.5.13 code imports only ScheduleBatch from schedule_batch",
+            )
             return True
         patched: str | None = None
         if isinstance(value, cst.Lambda) and _lambda_takes_old_object(value):
@@ -93,12 +103,20 @@ class MonkeypatchReporter(ShapeReporter):
         callee = last_name(node.func)
         if callee in MOCK_FACTORIES or callee in ("patch", "object"):
             if any(self.shapes.mentions_old_class(arg.value) for arg in node.args):
-                self.review(node, "MWB128", f"mock specced on `{OLD_CLASS}`: it becomes specced on ScheduleBatch, whose fields differ")
+                self.review(
+                    node,
+                    "MWB128",
+                    f"mock specced on `{OLD_CLASS}`: it becomes specced on ScheduleBatch, whose fields differ",
+                )
         if callee == "setattr" and len(node.args) >= 3:
             name = string_value(node.args[1].value)
             # (`setattr(x, "get_model_worker_batch", ...)` is the own-method reporter's MWB124)
             if name != OLD_METHOD and dotted(node.args[2].value) in self._patch_functions:
-                self.review(node, "MWB125", _patch_reason(f"{code(node.args[0].value)}.{name}", f"`{dotted(node.args[2].value)}`"))
+                self.review(
+                    node,
+                    "MWB125",
+                    _patch_reason(f"{code(node.args[0].value)}.{name}", f"`{dotted(node.args[2].value)}`"),
+                )
         for arg in node.args:
             keyword = arg.keyword.value if arg.keyword is not None else None
             if keyword == OLD_METHOD:
@@ -121,7 +139,11 @@ class MonkeypatchReporter(ShapeReporter):
         if value is None:
             return
         if value == OLD_PARAMETER:
-            self.review(node, "MWB126", f'string key "{OLD_PARAMETER}": SGLang 0.5.13 passes and names it `batch`; strings are never rewritten')
+            self.review(
+                node,
+                "MWB126",
+                f'string key "{OLD_PARAMETER}": SGLang 0.5.13 passes and names it `batch`; strings are never rewritten',
+            )
             return
         shapes = self.shapes
         arg = shapes.parent(node)
@@ -131,8 +153,16 @@ class MonkeypatchReporter(ShapeReporter):
             self.review(node, "MWB128", f'"{value}" patched or mocked: 0.5.13 code never calls it')
         elif value.endswith("." + OLD_CLASS) and not shapes.in_annotation():  # a string annotation is no patch target
             self.review(node, "MWB128", f'"{value}" patched or mocked: the class is gone in 0.5.13')
-        elif is_sglang_schedule_batch_module(value, shapes.state.location) and not value.startswith(".") and self._statement_mentions_module_stub(node):
-            self.review(node, "MWB127", f"stub of SGLang's schedule_batch module: 0.5.13 code imports ScheduleBatch from it, never {OLD_CLASS}")
+        elif (
+            is_sglang_schedule_batch_module(value, shapes.state.location)
+            and not value.startswith(".")
+            and self._statement_mentions_module_stub(node)
+        ):
+            self.review(
+                node,
+                "MWB127",
+                f"stub of SGLang's schedule_batch module: 0.5.13 code imports ScheduleBatch from it, never {OLD_CLASS}",
+            )
 
     def _statement_mentions_module_stub(self, node: cst.CSTNode) -> bool:
         statement = self.shapes.enclosing_statement(node)

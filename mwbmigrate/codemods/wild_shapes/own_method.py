@@ -45,7 +45,11 @@ class OwnMethodReporter(ShapeReporter):
         classes = self.shapes.classes
         owner = classes[-1][0] if classes and self._directly_in_class(node) else None
         if owner is None:
-            self.review(node, "MWB123", f"a function named `{OLD_METHOD}`: 0.5.13 callers pass the batch itself and never call it")
+            self.review(
+                node,
+                "MWB123",
+                f"a function named `{OLD_METHOD}`: 0.5.13 callers pass the batch itself and never call it",
+            )
             return
         if owner == NEW_CLASS and self.shapes.state.location.is_schedule_batch_module:
             return  # SGLang's own method: class-removal deletes it
@@ -70,7 +74,9 @@ class OwnMethodReporter(ShapeReporter):
                     names = scope.get_qualified_names_for(base.value) if scope is not None else set()
                     for qualified in names:
                         module, _, name = qualified.name.rpartition(".")
-                        if name == NEW_CLASS and (is_sglang_schedule_batch_module(module, self.shapes.state.location) or not module):
+                        if name == NEW_CLASS and (
+                            is_sglang_schedule_batch_module(module, self.shapes.state.location) or not module
+                        ):
                             return True
                 return False
         return False
@@ -80,10 +86,16 @@ class OwnMethodReporter(ShapeReporter):
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == OLD_METHOD:
             owner = self.owner_of(node.func.value)
             if owner is not None:
-                self.review(node, "MWB129", f"`{code(node.func.value)}.{OLD_METHOD}()` calls `{owner}`'s own method, not SGLang's: kept")
+                self.review(
+                    node,
+                    "MWB129",
+                    f"`{code(node.func.value)}.{OLD_METHOD}()` calls `{owner}`'s own method, not SGLang's: kept",
+                )
         if last_name(node.func) == "setattr" and len(node.args) >= 3:
             if string_value(node.args[1].value) == OLD_METHOD:
-                self.review(node, "MWB124", f"`{OLD_METHOD}` set at run time with setattr: 0.5.13 callers never call it")
+                self.review(
+                    node, "MWB124", f"`{OLD_METHOD}` set at run time with setattr: 0.5.13 callers never call it"
+                )
 
     def on_assigned(self, anchor: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
         if isinstance(target, cst.Attribute) and target.attr.value == OLD_METHOD:

@@ -38,27 +38,42 @@ class RuntimeClassUseReporter(ShapeReporter):
     def visit_call(self, node: cst.Call) -> None:
         callee = last_name(node.func)
         if callee == "issubclass" and len(node.args) >= 2 and self.shapes.mentions_old_class(node.args[1].value):
-            self.review(node, "MWB133", f"`issubclass(..., {OLD_CLASS})` now tests against ScheduleBatch, which the old test never matched")
+            self.review(
+                node,
+                "MWB133",
+                f"`issubclass(..., {OLD_CLASS})` now tests against ScheduleBatch, which the old test never matched",
+            )
         if callee == "register" and node.args and self.shapes.names_old_class(node.args[0].value):
-            self.review(node, "MWB133", f"handler registered for `{OLD_CLASS}` is now registered for ScheduleBatch, possibly twice")
+            self.review(
+                node,
+                "MWB133",
+                f"handler registered for `{OLD_CLASS}` is now registered for ScheduleBatch, possibly twice",
+            )
 
     def visit_attribute(self, node: cst.Attribute) -> None:
         # An attribute named `model_worker_batch` is an untracked holder (shape 8), whatever it is read from.
         if node.attr.value == OLD_PARAMETER or self.shapes.reads_old_object(node.value):
             return
         if self.shapes.names_old_class(node.value) and not isinstance(self.shapes.parent(node), cst.ImportFrom):
-            self.review(node, "MWB133", f"`{OLD_CLASS}.{node.attr.value}` read at run time: the class is gone in 0.5.13")
+            self.review(
+                node, "MWB133", f"`{OLD_CLASS}.{node.attr.value}` read at run time: the class is gone in 0.5.13"
+            )
 
     def visit_comparison(self, node: cst.Comparison) -> None:
         if not any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)) for c in node.comparisons):
             return
         operands = [node.left, *(c.comparator for c in node.comparisons)]
         type_of = any(
-            (isinstance(o, cst.Call) and dotted(o.func) == "type") or (isinstance(o, cst.Attribute) and o.attr.value == "__class__")
+            (isinstance(o, cst.Call) and dotted(o.func) == "type")
+            or (isinstance(o, cst.Attribute) and o.attr.value == "__class__")
             for o in operands
         )
         if type_of and any(self.shapes.names_old_class(o) for o in operands):
-            self.review(node, "MWB133", f"exact type test against `{OLD_CLASS}` now tests against ScheduleBatch, which the old test never matched")
+            self.review(
+                node,
+                "MWB133",
+                f"exact type test against `{OLD_CLASS}` now tests against ScheduleBatch, which the old test never matched",
+            )
 
     def visit_dict_element(self, node: cst.DictElement) -> None:
         if self.shapes.names_old_class(node.key):

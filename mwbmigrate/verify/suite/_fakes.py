@@ -254,8 +254,11 @@ class RefScheduleBatch(ForwardOverrideFields):
         self.seq_lens_sum = None
         if self.hisparse_coordinator is not None:
             self.hisparse_coordinator.map_last_loc_to_buffer(
-                self.seq_lens, self.out_cache_loc, self.req_pool_indices,
-                self.seq_lens_cpu, self.req_pool_indices_cpu,
+                self.seq_lens,
+                self.out_cache_loc,
+                self.req_pool_indices,
+                self.seq_lens_cpu,
+                self.req_pool_indices_cpu,
             )
 
     def filter_batch(self, keep_indices: Optional[list[int]] = None) -> None:

@@ -84,9 +84,7 @@ class Impl:
 
     def subclass_with_extra_field(self) -> type:
         base = self.batch_class
-        return dataclasses.make_dataclass(
-            f"{base.__name__}WithExtra", [("extra_field", Any, None)], bases=(base,)
-        )
+        return dataclasses.make_dataclass(f"{base.__name__}WithExtra", [("extra_field", Any, None)], bases=(base,))
 
     def make_sampling_info(self, orchestrator: Any) -> Any:
         return fakes.FakeSamplingInfo(penalizer_orchestrator=orchestrator)
@@ -128,7 +126,12 @@ class Impl:
 
     # Request pool ----------------------------------------------------------------------------
     def make_pool_batch(
-        self, indices: list[int], seq_lens: list[int], *, mirror: bool, finished: bool = False,
+        self,
+        indices: list[int],
+        seq_lens: list[int],
+        *,
+        mirror: bool,
+        finished: bool = False,
         coordinator: Any = None,
     ) -> Any:
         raise NotImplementedError
@@ -170,8 +173,12 @@ class RuntimeImpl(Impl):
 
     def __init__(self) -> None:
         self.profile = {
-            "oneshot": "contract", "isolation": "runtime", "ring": "runtime",
-            "streams": "runtime", "req_pool": "fixed", "hisparse_builder": "fixed",
+            "oneshot": "contract",
+            "isolation": "runtime",
+            "ring": "runtime",
+            "streams": "runtime",
+            "req_pool": "fixed",
+            "hisparse_builder": "fixed",
         }
         self.notes = []
         self.record_stream_each = runtime.record_stream_each
@@ -179,9 +186,14 @@ class RuntimeImpl(Impl):
 
     def make_batch(self, spec: str = "none", cls: Optional[type] = None, **fields: Any) -> Any:
         values: dict[str, Any] = dict(
-            forward_mode=fakes.ForwardMode.IDLE, spec_algorithm=SpecAlgo(spec),
-            seq_lens=empty(), seq_lens_cpu=empty(), orig_seq_lens=empty(torch.int32),
-            req_pool_indices=empty(), req_pool_indices_cpu=empty(), seq_lens_sum=0,
+            forward_mode=fakes.ForwardMode.IDLE,
+            spec_algorithm=SpecAlgo(spec),
+            seq_lens=empty(),
+            seq_lens_cpu=empty(),
+            orig_seq_lens=empty(torch.int32),
+            req_pool_indices=empty(),
+            req_pool_indices_cpu=empty(),
+            seq_lens_sum=0,
         )
         values.update(fields)
         return (cls or self.batch_class)(**values)
@@ -215,7 +227,12 @@ class RuntimeImpl(Impl):
         return tuple(ring.slots)
 
     def make_pool_batch(
-        self, indices: list[int], seq_lens: list[int], *, mirror: bool, finished: bool = False,
+        self,
+        indices: list[int],
+        seq_lens: list[int],
+        *,
+        mirror: bool,
+        finished: bool = False,
         coordinator: Any = None,
     ) -> Any:
         reqs = [fakes.Req(i, n, finished=finished) for i, n in zip(indices, seq_lens, strict=False)]
@@ -326,9 +343,9 @@ class TreeImpl(Impl):
             native = getattr(verify, "__module__", "") == spec_utils.__name__
             profile["streams"] = "upstream" if native else "runtime"
             self.verify_input_attrs = (
-                self._constant_names(verify) if native else tuple(getattr(
-                    inspect.getmodule(verify), "V2_VERIFY_INPUT_ATTRS", runtime.V2_VERIFY_INPUT_ATTRS
-                ))
+                self._constant_names(verify)
+                if native
+                else tuple(getattr(inspect.getmodule(verify), "V2_VERIFY_INPUT_ATTRS", runtime.V2_VERIFY_INPUT_ATTRS))
             )
         else:
             self.notes.append("streams: spec_utils has no record_stream helpers")
@@ -357,27 +374,37 @@ class TreeImpl(Impl):
     def _constant_names(fn: Callable[..., Any]) -> tuple[str, ...]:
         """The verify_input attribute names upstream's function lists (a tuple constant)."""
         for const in fn.__code__.co_consts:
-            if isinstance(const, tuple) and const and all(isinstance(c, str) for c in const) \
-                    and "draft_token" in const:
+            if isinstance(const, tuple) and const and all(isinstance(c, str) for c in const) and "draft_token" in const:
                 return const
         return ()
 
     # Batches -------------------------------------------------------------------------------------
     def _model_config(self) -> Any:
         return SimpleNamespace(
-            is_encoder_decoder=False, vocab_size=4, is_matryoshka=False, hidden_size=8,
+            is_encoder_decoder=False,
+            vocab_size=4,
+            is_matryoshka=False,
+            hidden_size=8,
             is_multimodal=False,
         )
 
     def make_batch(self, spec: str = "none", cls: Optional[type] = None, **fields: Any) -> Any:
         values: dict[str, Any] = dict(
-            reqs=[], model_config=self._model_config(), device="cpu",
-            forward_mode=self.ForwardMode.IDLE, spec_algorithm=SpecAlgo(spec),
+            reqs=[],
+            model_config=self._model_config(),
+            device="cpu",
+            forward_mode=self.ForwardMode.IDLE,
+            spec_algorithm=SpecAlgo(spec),
             # Before 0.5.13 a batch is spec-v2 only with overlap on (is_spec_v2 checks both).
             enable_overlap=spec == "v2",
-            seq_lens=empty(), seq_lens_cpu=empty(), orig_seq_lens=empty(torch.int32),
-            req_pool_indices=empty(), req_pool_indices_cpu=empty(), seq_lens_sum=0,
-            input_ids=empty(), out_cache_loc=empty(),
+            seq_lens=empty(),
+            seq_lens_cpu=empty(),
+            orig_seq_lens=empty(torch.int32),
+            req_pool_indices=empty(),
+            req_pool_indices_cpu=empty(),
+            seq_lens_sum=0,
+            input_ids=empty(),
+            out_cache_loc=empty(),
         )
         values.update(fields)
         klass = cls or self.batch_class
@@ -389,10 +416,17 @@ class TreeImpl(Impl):
         if SamplingBatchInfo is None:
             return super().make_sampling_info(orchestrator)
         wanted = dict(
-            temperatures=torch.ones(1, 1), top_ps=torch.ones(1), top_ks=torch.ones(1, dtype=torch.int32),
-            min_ps=torch.zeros(1), is_all_greedy=True, need_top_p_sampling=False,
-            need_top_k_sampling=False, need_min_p_sampling=False, vocab_size=4,
-            penalizer_orchestrator=orchestrator, device="cpu",
+            temperatures=torch.ones(1, 1),
+            top_ps=torch.ones(1),
+            top_ks=torch.ones(1, dtype=torch.int32),
+            min_ps=torch.zeros(1),
+            is_all_greedy=True,
+            need_top_p_sampling=False,
+            need_top_k_sampling=False,
+            need_min_p_sampling=False,
+            vocab_size=4,
+            penalizer_orchestrator=orchestrator,
+            device="cpu",
         )
         names = {f.name for f in dataclasses.fields(SamplingBatchInfo)}
         return SamplingBatchInfo(**{k: v for k, v in wanted.items() if k in names})
@@ -402,11 +436,20 @@ class TreeImpl(Impl):
         ForwardBatch = self.tree.ForwardBatch  # noqa: N806
         module = inspect.getmodule(ForwardBatch)
         runner = SimpleNamespace(
-            device="cpu", server_args=SimpleNamespace(enable_lora=False), is_generation=True,
-            model_is_mrope=False, lora_manager=None, spec_algorithm=SpecAlgo("none"),
+            device="cpu",
+            server_args=SimpleNamespace(enable_lora=False),
+            is_generation=True,
+            model_is_mrope=False,
+            lora_manager=None,
+            spec_algorithm=SpecAlgo("none"),
             # What 0.5.12-era init_new reads off the runner besides.
-            req_to_token_pool=None, token_to_kv_pool=None, token_to_kv_pool_allocator=None,
-            attn_backend=None, is_hybrid_swa=False, use_ngram_embedding=False, is_draft_worker=False,
+            req_to_token_pool=None,
+            token_to_kv_pool=None,
+            token_to_kv_pool_allocator=None,
+            attn_backend=None,
+            is_hybrid_swa=False,
+            use_ngram_embedding=False,
+            is_draft_worker=False,
         )
         with contextlib.ExitStack() as stack:
             if hasattr(module, "enable_num_token_non_padded"):
@@ -466,7 +509,12 @@ class TreeImpl(Impl):
 
     # Request pool -------------------------------------------------------------------------------
     def make_pool_batch(
-        self, indices: list[int], seq_lens: list[int], *, mirror: bool, finished: bool = False,
+        self,
+        indices: list[int],
+        seq_lens: list[int],
+        *,
+        mirror: bool,
+        finished: bool = False,
         coordinator: Any = None,
     ) -> Any:
         reqs = [fakes.Req(i, n, finished=finished) for i, n in zip(indices, seq_lens, strict=False)]
@@ -488,7 +536,8 @@ class TreeImpl(Impl):
     @contextlib.contextmanager
     def _decode_patches(self) -> Iterator[None]:
         server_args = SimpleNamespace(
-            enable_mamba_extra_buffer=lambda: False, enable_mamba_extra_buffer_lazy=lambda: False,
+            enable_mamba_extra_buffer=lambda: False,
+            enable_mamba_extra_buffer_lazy=lambda: False,
             mamba_track_interval=1,
         )
 
@@ -496,8 +545,10 @@ class TreeImpl(Impl):
             return torch.arange(len(batch.reqs), dtype=torch.int64) + 42
 
         with contextlib.ExitStack() as stack:
-            for name, value in (("alloc_for_decode", alloc_for_decode),
-                                ("get_global_server_args", lambda: server_args)):
+            for name, value in (
+                ("alloc_for_decode", alloc_for_decode),
+                ("get_global_server_args", lambda: server_args),
+            ):
                 if hasattr(self._sb_module, name):
                     stack.enter_context(mock.patch.object(self._sb_module, name, value))
             yield
@@ -520,9 +571,9 @@ class TreeImpl(Impl):
         with contextlib.ExitStack() as stack:
             info = getattr(sched_module, "SamplingBatchInfo", None)
             if info is not None:
-                stack.enter_context(mock.patch.object(
-                    info, "from_schedule_batch", lambda batch, vocab_size: fakes.FakeSamplingInfo()
-                ))
+                stack.enter_context(
+                    mock.patch.object(info, "from_schedule_batch", lambda batch, vocab_size: fakes.FakeSamplingInfo())
+                )
             return scheduler._build_hisparse_decode_batch(reqs)
 
     def req_pool_helpers(self) -> tuple[Callable[..., Any], Callable[..., Any]]:

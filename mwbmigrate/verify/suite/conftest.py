@@ -68,7 +68,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     impls = _state(metafunc.config)["impls"]
     chosen = [
-        impl for impl in impls.values()
+        impl
+        for impl in impls.values()
         if all(
             impl.supports(group, marker.kwargs.get("profile"))
             for marker in metafunc.definition.iter_markers("contract")
@@ -141,10 +142,17 @@ def _message(report: pytest.TestReport) -> str:
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     # The log is per process; keep it on the module so the hook needs no config.
     log = _RESULTS
-    entry = log.setdefault(report.nodeid, {
-        "nodeid": report.nodeid, "group": _group_of(report.nodeid), "impl": _impl_of(report.nodeid),
-        "outcome": "passed", "message": "", "duration": 0.0,
-    })
+    entry = log.setdefault(
+        report.nodeid,
+        {
+            "nodeid": report.nodeid,
+            "group": _group_of(report.nodeid),
+            "impl": _impl_of(report.nodeid),
+            "outcome": "passed",
+            "message": "",
+            "duration": 0.0,
+        },
+    )
     entry["duration"] += report.duration
     xfail = hasattr(report, "wasxfail")
     if report.when == "call":
@@ -177,10 +185,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         "exitstatus": int(exitstatus),
         "cuda_available": _cuda_available(),
         "implementations": [impl.to_dict() for impl in state["impls"].values()],
-        "tree": None if status is None else {
-            "path": status.path, "root": status.root, "version": status.version,
-            "importable": status.importable, "is_core": status.is_core, "reason": status.reason,
-            "stubbed": list(status.stubbed), "problems": status.problems, "absent": list(status.absent),
+        "tree": None
+        if status is None
+        else {
+            "path": status.path,
+            "root": status.root,
+            "version": status.version,
+            "importable": status.importable,
+            "is_core": status.is_core,
+            "reason": status.reason,
+            "stubbed": list(status.stubbed),
+            "problems": status.problems,
+            "absent": list(status.absent),
         },
         "tests": list(_RESULTS.values()),
     }

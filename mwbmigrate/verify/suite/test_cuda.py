@@ -62,12 +62,17 @@ def streams() -> Iterator[SimpleNamespace]:
 
 def _alloc(streams: SimpleNamespace, fill: int | None = None) -> torch.Tensor:
     with torch.cuda.stream(streams.alloc):
-        tensor = torch.arange(N, dtype=torch.int64, device="cuda") if fill is None else \
-            torch.full((N,), fill, dtype=torch.int64, device="cuda")
+        tensor = (
+            torch.arange(N, dtype=torch.int64, device="cuda")
+            if fill is None
+            else torch.full((N,), fill, dtype=torch.int64, device="cuda")
+        )
     return tensor
 
 
-def _slow_read(streams: SimpleNamespace, tensors: Sequence[torch.Tensor], ms: float, cycles: float) -> tuple[list[torch.Tensor], torch.cuda.Event]:
+def _slow_read(
+    streams: SimpleNamespace, tensors: Sequence[torch.Tensor], ms: float, cycles: float
+) -> tuple[list[torch.Tensor], torch.cuda.Event]:
     """On fwd_stream: wait for alloc_stream, sleep ``ms``, copy each tensor into a result."""
     with torch.cuda.stream(streams.fwd):
         results = [torch.empty(N, dtype=torch.int64, device="cuda") for _ in tensors]
@@ -120,10 +125,13 @@ def test_record_stream_prevents_premature_reuse(impl: Impl, streams: SimpleNames
 
 @pytest.mark.contract("streams")
 @pytest.mark.parametrize("recorded_on", ["nothing", "alloc_stream"])
-def test_control_without_record_stream_reuses_block(impl: Impl, streams: SimpleNamespace, cycles_per_ms: float, recorded_on: str) -> None:
+def test_control_without_record_stream_reuses_block(
+    impl: Impl, streams: SimpleNamespace, cycles_per_ms: float, recorded_on: str
+) -> None:
     """The control for the test above: without a record on fwd_stream the block is reused at once
     (recording on the allocation stream itself is ignored by the allocator). That the read is then
     corrupted depends on timing: an expected failure when it does not reproduce."""
+
     def scenario(ms: float, cycles: float) -> tuple[bool, Any]:
         x = _alloc(streams)
         old = x.data_ptr()
@@ -180,8 +188,14 @@ def test_ring_keepalive_prevents_block_reuse(impl: Impl, streams: SimpleNamespac
 @pytest.mark.contract("streams")
 def test_v2_verify_end_to_end(impl: Impl, streams: SimpleNamespace, cycles_per_ms: float) -> None:
     names = ("seq_lens", "req_pool_indices", "input_ids", "out_cache_loc")
-    verify_names = ("draft_token", "custom_mask", "positions", "retrieve_index",
-                    "retrieve_next_token", "retrieve_next_sibling")
+    verify_names = (
+        "draft_token",
+        "custom_mask",
+        "positions",
+        "retrieve_index",
+        "retrieve_next_token",
+        "retrieve_next_sibling",
+    )
 
     def scenario(ms: float, cycles: float) -> tuple[bool, Any]:
         batch = SimpleNamespace(**{name: _alloc(streams) for name in names})

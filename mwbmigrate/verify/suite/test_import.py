@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # annotations only: the fixtures hand these in
     from mwbmigrate.verify.suite._impls import TreeStatus
 
+
 def test_tree_imports_with_stubs(tree_status: TreeStatus | None) -> None:
     assert tree_status is not None
     if not tree_status.is_core:

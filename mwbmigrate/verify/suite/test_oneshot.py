@@ -74,7 +74,9 @@ PRECEDENCE = [
 
 
 @pytest.mark.parametrize("override,hidden,spec_mode,expected", PRECEDENCE)
-def test_capture_hidden_mode_precedence(impl: Impl, override: str | None, hidden: bool, spec_mode: str | None, expected: Any) -> None:
+def test_capture_hidden_mode_precedence(
+    impl: Impl, override: str | None, hidden: bool, spec_mode: str | None, expected: Any
+) -> None:
     modes = impl.CaptureHiddenMode
     if spec_mode is None:
         spec_info = None
@@ -100,9 +102,7 @@ def test_stale_seq_lens_cpu_cache(impl: Impl) -> None:
 
 
 def test_seq_lens_sum_computed_from_cache(impl: Impl) -> None:
-    batch = impl.make_batch(
-        seq_lens=torch.tensor([1, 1]), seq_lens_cpu=torch.tensor([1, 1]), seq_lens_sum=None
-    )
+    batch = impl.make_batch(seq_lens=torch.tensor([1, 1]), seq_lens_cpu=torch.tensor([1, 1]), seq_lens_sum=None)
     cache = torch.tensor([10, 20])
     batch.seq_lens_cpu_cache = cache
     forward = impl.init_new(batch)

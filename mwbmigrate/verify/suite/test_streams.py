@@ -87,7 +87,9 @@ def test_record_stream_for_v2_verify_candidates(impl: Impl) -> None:
         seq_lens=cuda_like(1), req_pool_indices=None, input_ids=torch.tensor([1]), out_cache_loc=cuda_like(2)
     )
     verify_input = SimpleNamespace(  # custom_mask and the retrieve_next_* missing
-        draft_token=cuda_like(3), positions=[cuda_like(4)], retrieve_index=cuda_like(5),
+        draft_token=cuda_like(3),
+        positions=[cuda_like(4)],
+        retrieve_index=cuda_like(5),
         prepared_out_cache_loc=cuda_like(6),
     )
     impl.record_stream_for_v2_verify(batch, verify_input, stream)
@@ -123,8 +125,10 @@ def test_helpers_are_noop_on_cpu_host(impl: Impl) -> None:
     cuda = torch.cuda
     touched = AssertionError("torch.cuda touched for CPU tensors")
     initialized_before = cuda.is_initialized()
-    with mock.patch.object(cuda, "current_stream", side_effect=touched) as current, \
-            mock.patch.object(cuda, "Stream", side_effect=touched) as new_stream:
+    with (
+        mock.patch.object(cuda, "current_stream", side_effect=touched) as current,
+        mock.patch.object(cuda, "Stream", side_effect=touched) as new_stream,
+    ):
         impl.record_stream_each([torch.tensor([1]), None, torch.tensor([2])], None)
         batch = SimpleNamespace(
             seq_lens=torch.tensor([1]), req_pool_indices=torch.tensor([0]), input_ids=None, out_cache_loc=None
