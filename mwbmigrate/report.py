@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from mwbmigrate.engine.diff import new_file_diff, unified_diff
+from mwbmigrate.engine.source import source_lines
 from mwbmigrate.result import FileResult, FileStatus, RunSummary, VendoredFile
 
 _GREEN, _RED, _CYAN, _RESET = "\x1b[32m", "\x1b[31m", "\x1b[36m", "\x1b[0m"
@@ -60,7 +61,7 @@ def runtime_lines(summary: RunSummary, *, wrote: bool) -> list[str]:
 
 def colourise(diff: str) -> str:
     lines = []
-    for line in diff.splitlines(keepends=True):
+    for line in source_lines(diff):
         body, ending = line.rstrip("\r\n"), line[len(line.rstrip("\r\n")) :]
         if line.startswith("+") and not line.startswith("+++"):
             body = f"{_GREEN}{body}{_RESET}"

@@ -4,30 +4,9 @@ from __future__ import annotations
 
 import difflib
 
+from mwbmigrate.engine.source import source_lines
+
 NO_NEWLINE_MARKER = "\\ No newline at end of file\n"
-
-
-def _lines(text: str) -> list[str]:
-    # keepends=True with only "\n" / "\r\n" / "\r" boundaries: str.splitlines would also split on
-    # form feeds and other separators that Python source may contain inside a line.
-    lines: list[str] = []
-    start = 0
-    length = len(text)
-    index = 0
-    while index < length:
-        char = text[index]
-        if char == "\n":
-            lines.append(text[start : index + 1])
-            start = index + 1
-        elif char == "\r":
-            end = index + 2 if text[index + 1 : index + 2] == "\n" else index + 1
-            lines.append(text[start:end])
-            start = end
-            index = end - 1
-        index += 1
-    if start < length:
-        lines.append(text[start:])
-    return lines
 
 
 def unified_diff(display_path: str, before: str, after: str, context: int = 3) -> str:
@@ -49,7 +28,9 @@ def new_file_diff(display_path: str, text: str) -> str:
 
 def _hunks(before: str, after: str, fromfile: str, tofile: str, context: int) -> str:
     out = []
-    for line in difflib.unified_diff(_lines(before), _lines(after), fromfile=fromfile, tofile=tofile, n=context):
+    for line in difflib.unified_diff(
+        source_lines(before), source_lines(after), fromfile=fromfile, tofile=tofile, n=context
+    ):
         if line.startswith(("---", "+++")):
             out.append(line.rstrip("\n") + "\n")
             continue

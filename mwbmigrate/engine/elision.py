@@ -34,6 +34,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from mwbmigrate.engine.source import source_lines
+
 PLACEHOLDER = "__mwbmigrate_elided_{}__"
 _PLACEHOLDER_WORD = "__mwbmigrate_elided_"
 _BINDS_MODULE_NAMES = ("global", "nonlocal", "globals")
@@ -60,7 +62,7 @@ class Elision:
         """The full text of a rewrite of `text`, and the line shifts: `(reduced line, extra lines)`
         for each placeholder. None when the rewrite moved, re-indented or dropped a placeholder
         (the engine then transforms the full text instead)."""
-        lines = rewritten.splitlines(keepends=True)
+        lines = source_lines(rewritten)
         wanted = {PLACEHOLDER.format(e.number): e for e in self.elided}
         found: dict[int, tuple[int, _Elided]] = {}
         for index, line in enumerate(lines):
@@ -94,7 +96,7 @@ def elide(text: str, triggers: Iterable[str]) -> Elision | None:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    lines = text.splitlines(keepends=True)
+    lines = source_lines(text)
     if not lines:
         return None
     trigger_words = tuple(dict.fromkeys(triggers))

@@ -36,6 +36,7 @@ import libcst as cst
 
 from mwbmigrate.analysis.positions import LocalPositions
 from mwbmigrate.codemods.findings import MARKER_PREFIX, marker_slot
+from mwbmigrate.engine.source import source_line_texts, source_lines
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 
 if TYPE_CHECKING:  # black is an optional extra, imported when it formats
@@ -74,7 +75,7 @@ class Formatter:
             formatted = _format_with_black(text, ranges, dict(self.black_settings))
         else:
             formatted = _format_with_ruff(text, ranges, path, self.ruff_config_dir)
-        if not text.endswith("\n") and formatted.endswith("\n") and ranges[-1][1] < len(text.splitlines()):
+        if not text.endswith("\n") and formatted.endswith("\n") and ranges[-1][1] < len(source_lines(text)):
             formatted = formatted[:-1]  # black ends the file with a newline even when its last line is untouched
         return formatted.replace("\n", "\r\n") if crlf else formatted
 
@@ -83,7 +84,7 @@ def changed_line_ranges(original: str, rewritten: str) -> list[tuple[int, int]]:
     """1-based inclusive line ranges of `rewritten` that the rewrite added or replaced, each widened
     to the simple statements and compound-statement headers it touches (ruff formats only whole nodes
     inside a range; black formats the whole logical line of a header one of whose lines is in one)."""
-    matcher = difflib.SequenceMatcher(a=original.splitlines(), b=rewritten.splitlines(), autojunk=False)
+    matcher = difflib.SequenceMatcher(a=source_line_texts(original), b=source_line_texts(rewritten), autojunk=False)
     spans = _statement_spans(rewritten)
     ranges = []
     for tag, _, _, start, end in matcher.get_opcodes():
@@ -102,7 +103,7 @@ def _statement_spans(text: str) -> list[tuple[int, int]]:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return []
-    lines = text.splitlines()
+    lines = source_line_texts(text)
     spans = []
     for node in ast.walk(tree):
         if not isinstance(node, (ast.stmt, ast.excepthandler)):
@@ -278,7 +279,7 @@ def _outside_changes(name: str, original: str, rewritten: str, formatted: str) -
     """A reason when the formatter changed a line the rewrite did not change (blank lines excepted:
     black adjusts the empty lines around a statement it formats)."""
     ranges = changed_line_ranges(original, rewritten)
-    before, after = rewritten.splitlines(), formatted.splitlines()
+    before, after = source_line_texts(rewritten), source_line_texts(formatted)
     matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
     for tag, start, end, new_start, new_end in matcher.get_opcodes():
         if tag == "equal":
@@ -334,7 +335,7 @@ def _relocated(
     """
     if not items:
         return items
-    before, after = rewritten.splitlines(), formatted.splitlines()
+    before, after = source_line_texts(rewritten), source_line_texts(formatted)
     moved: dict[int, int] = {}  # rewritten line -> formatted line, for the lines the formatter kept
     matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
     for start, new_start, size in matcher.get_matching_blocks():

@@ -37,7 +37,7 @@ from mwbmigrate.analysis.old_api import TYPE_COMMENT
 from mwbmigrate.codemods import CODEMODS, PREFILTER_BYTES
 from mwbmigrate.codemods.base import MigrationCodemod
 from mwbmigrate.codemods.docstrings import OLD_FLOW
-from mwbmigrate.engine.source import UnreadableSource, decode_source
+from mwbmigrate.engine.source import UnreadableSource, decode_source, source_lines
 from mwbmigrate.engine.transform import TransformOptions, migration_state
 from mwbmigrate.result import FileResult, FileStatus
 
@@ -86,7 +86,7 @@ def _comment_is_code(token: str) -> bool:
 def code_view(text: str) -> str | None:
     """`text` with its prose blanked (comments and strings that no codemod reads as code), every
     other character where it was; None when the old API is in code already, or `tokenize` fails."""
-    lines = text.splitlines(keepends=True)
+    lines = source_lines(text)
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import codecs
 import io
+import re
 import tokenize
 from dataclasses import dataclass
+
+_PHYSICAL_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 class UnreadableSource(Exception):
@@ -39,3 +42,16 @@ def decode_source(data: bytes) -> DecodedSource:
     except (UnicodeDecodeError, LookupError) as error:
         raise UnreadableSource(f"not valid {encoding} text ({error.__class__.__name__})") from None
     return DecodedSource(text=text, encoding=encoding, has_bom=has_bom)
+
+
+def source_lines(text: str) -> list[str]:
+    """The physical lines of Python source, each with its line ending, split where Python's
+    tokenizer, `ast` and LibCST count lines: at "\\n", "\\r\\n" and "\\r" only. `str.splitlines` also
+    splits at form feeds, vertical tabs and other separators a line of source may hold, which
+    would put every line number after one of them off by one."""
+    return _PHYSICAL_LINE.findall(text)
+
+
+def source_line_texts(text: str) -> list[str]:
+    """`source_lines` without the line endings (as `str.splitlines()` gives them, numbered right)."""
+    return [line.rstrip("\r\n") for line in source_lines(text)]

@@ -23,7 +23,7 @@ from mwbmigrate.codemods.base import RUNTIME_MODULE, STATE_KEY, MigrationCodemod
 from mwbmigrate.codemods.findings import FindingStore, PassFindings, RenderFindings, placed_findings
 from mwbmigrate.codemods.wild_shapes import ReportWildShapes, collapse_version_gates, imports_foreign_old_class
 from mwbmigrate.engine.elision import elide, restored_line
-from mwbmigrate.engine.source import DecodedSource, UnreadableSource, decode_source
+from mwbmigrate.engine.source import DecodedSource, UnreadableSource, decode_source, source_line_texts
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 
 _CR_ONLY = re.compile(r"\r(?!\n)")
@@ -66,7 +66,7 @@ def _review_items(module: cst.Module, text: str, display_path: str, findings: Fi
     Markers only ever end a line, so lines and indentation are the same with or without them."""
     if not findings:
         return ()
-    lines = text.splitlines()
+    lines = source_line_texts(text)
     items = []
     for number, _, finding in placed_findings(findings, LocalPositions().within(module)):
         line = lines[number - 1] if number <= len(lines) else ""

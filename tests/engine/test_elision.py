@@ -146,6 +146,20 @@ def test_crlf_and_a_missing_final_newline_are_restored_byte_for_byte() -> None:
     assert reduced.restore(reduced.text) == (last, [(5, 0)])
 
 
+def test_form_feeds_and_vertical_tabs_inside_lines_do_not_shift_the_bodies() -> None:
+    """Python counts lines at newlines only; a form feed or vertical tab in a comment or on a blank
+    line is inside a line. Found by the hardening properties: the placeholder landed on a blank line."""
+    text = "\n#\x0b\n\x0c\x0c\x0c    \ndef f():  # \x0c\n    return 1\n\ndef g(model_worker_batch):\n    return 2\n"
+    elision = elide(text, WORDS)
+    assert elision is not None
+    assert elision.text == (
+        "\n#\x0b\n\x0c\x0c\x0c    \ndef f():  # \x0c\n"
+        f"    {PLACEHOLDER.format(0)}\n"
+        "\ndef g(model_worker_batch):\n    return 2\n"
+    )
+    assert elision.restore(elision.text) == (text, [(5, 0)])
+
+
 @pytest.mark.parametrize(
     "keeps",
     [

@@ -12,7 +12,7 @@ Properties (issue 7, "Robustness"):
   token in code except on a line carrying a `# mwbmigrate: MWB` review marker, and a second run
   changes nothing.
 
-Profiles: "ci" (default, a few examples, bounded for a slow 2-core machine) and "long"
+Profiles: "ci" (default, a few derandomised examples, bounded for a slow 2-core machine) and "long"
 (`HYPOTHESIS_PROFILE=long`, for local runs). The profile is applied per test, not loaded globally,
 so other hypothesis tests in the suite keep their own settings.
 """
@@ -46,6 +46,7 @@ settings.register_profile(
     "ci",
     max_examples=10,
     deadline=None,
+    derandomize=True,  # the same examples on every run: what a new example finds is pinned below
     suppress_health_check=_SUPPRESSED,
     database=None,
     print_blob=True,
@@ -373,6 +374,14 @@ def test_inserted_old_api_in_cst_generated_modules_is_migrated(text, tmp_path_fa
         pytest.param(
             "x = batch.get_model_worker_batch()\n",
             id="module-level-call",
+        ),
+        pytest.param(
+            "\n#\x0b\n\x0c\x0c\x0c    \n"
+            + IMPORT
+            + TYPING_IMPORT
+            + "def mwb_f0(model_worker_batch: ModelWorkerBatch):\n"
+            "    return model_worker_batch.seq_lens",
+            id="vertical-tab-and-form-feeds-inside-lines",
         ),
         pytest.param(
             "from __future__ import annotations\n\n"

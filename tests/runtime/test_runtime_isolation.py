@@ -432,7 +432,9 @@ OPS = st.lists(st.tuples(st.sampled_from(["set", "del"]), st.sampled_from(NAMES)
 
 
 # ``fakes`` is a stateless namespace of classes, so sharing it across examples is fine.
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(ops=OPS, spec=st.booleans(), pre_extra=st.booleans(), cls_kind=st.sampled_from(["dc", "slots"]))
 def test_property_any_mutation_sequence(fakes, ops, spec, pre_extra, cls_kind):
     algo = fakes.SPEC_V2 if spec else fakes.NON_SPEC
