@@ -72,6 +72,9 @@ class MigrationState:
     target_version: str = DEFAULT_TARGET_VERSION  # the SGLang API shape to produce (analysis.target_versions)
     request_mirror: bool | None = None  # see TransformOptions.request_mirror
     collapse_compat: bool = False  # see TransformOptions.collapse_compat
+    # False when the engine proved that no old-API name is in code (engine/transform.py CodeGate):
+    # every version gate tests for or branches on one, so the module has none to find.
+    old_api_in_code: bool = True
     findings: FindingStore = field(default_factory=FindingStore)  # rendered as markers once, by the engine
     _metadata: MetadataWrapper | None = field(default=None, repr=False)
     _gates: tuple[cst.Module, VersionGates] | None = field(default=None, repr=False)
@@ -87,6 +90,8 @@ class MigrationState:
 
     def version_gates(self, module: cst.Module) -> VersionGates:
         """The module's version gates and the regions they keep, once per module object."""
+        if not self.old_api_in_code:
+            return _NO_GATES
         if self._gates is None or self._gates[0] is not module:
             self._gates = (module, find_version_gates(self.metadata_for(module)))
         return self._gates[1]

@@ -22,6 +22,7 @@ from mwbmigrate.codemods import CODEMODS, PREFILTER_BYTES
 from mwbmigrate.codemods.base import RUNTIME_MODULE, STATE_KEY, MigrationCodemod, MigrationState, tidy_block_start
 from mwbmigrate.codemods.findings import FindingStore, PassFindings, RenderFindings, placed_findings
 from mwbmigrate.codemods.wild_shapes import ReportWildShapes, collapse_version_gates, imports_foreign_old_class
+from mwbmigrate.engine.code_view import code_view, triggered
 from mwbmigrate.engine.elision import elide, restored_line
 from mwbmigrate.engine.source import DecodedSource, UnreadableSource, decode_source, source_line_texts
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
@@ -112,16 +113,66 @@ def migration_state(path: str, options: TransformOptions) -> MigrationState:
     )
 
 
+class _ProseOnly(Exception):
+    """A codemod the gate left out became triggered in code by an earlier codemod's edit."""
+
+
+@dataclass(frozen=True)
+class CodeGate:
+    """Which first-pass codemods may run on a module whose old-API words are all in prose.
+
+    A codemod acts only where one of its TRIGGERS is in code (the registry's contract; the prefilter
+    leaves whole files unparsed by the same rule, engine/prefilter.py). So in a module whose old API
+    is only in comments, docstrings or markers (a migrated module, a `--check`), the codemods whose
+    triggers are only in prose are left out, and only what the others need is parsed. `admitted` is
+    None when every codemod runs: the old API is in code, the module is the schedule batch module,
+    or `tokenize` cannot read it. The second pass is never gated: keyword-callers reacts to the
+    project's renamed parameters, not to its TRIGGERS."""
+
+    admitted: frozenset[type[MigrationCodemod]] | None
+
+    @classmethod
+    def of(cls, text: str, state: MigrationState, codemods: tuple[type[MigrationCodemod], ...]) -> CodeGate:
+        if state.location.is_schedule_batch_module:
+            return cls(None)
+        view = code_view(text)
+        if view is None:
+            return cls(None)
+        return cls(frozenset(c for c in codemods if c not in CODEMODS or triggered(c, view)))
+
+    def admits(self, codemod: type[MigrationCodemod]) -> bool:
+        return self.admitted is None or codemod in self.admitted
+
+    def check_still_prose(self, codemod: type[MigrationCodemod], current: str, views: dict[str, str | None]) -> None:
+        """Raise _ProseOnly when an edit put an old-API name, or a trigger of a left-out codemod,
+        into code: the module is then transformed again with every codemod."""
+        if current not in views:
+            views.clear()
+            views[current] = code_view(current)
+        view = views[current]
+        if view is None or (not self.admits(codemod) and triggered(codemod, view)):
+            raise _ProseOnly(codemod.CODE)
+
+
+OPEN_GATE = CodeGate(None)
+
+
 def body_words(
     codemods: tuple[type[MigrationCodemod], ...],
     options: TransformOptions,
     text: str,
     state: MigrationState,
+    gate: CodeGate = OPEN_GATE,
 ) -> tuple[str, ...]:
     """The words that make a function body matter to a pass: the TRIGGERS and BODY_WORDS of the
     codemods that apply to the module, and the old parameter names of the project's renamed
     signatures (keyword-callers' own test)."""
-    words = [w for c in codemods if options.runs(c) and c.applies_to(text, state) for w in (*c.TRIGGERS, *c.BODY_WORDS)]
+    words = [
+        w
+        for c in codemods
+        if options.runs(c) and gate.admits(c) and c.applies_to(text, state)
+        for w in (*c.TRIGGERS, *c.BODY_WORDS)
+    ]
     words += sorted(options.project_signatures.old_names())
     return tuple(dict.fromkeys(words))
 
@@ -132,27 +183,45 @@ def transform_source(
     options: TransformOptions,
     codemods: tuple[type[MigrationCodemod], ...] = CODEMODS,
     location_path: str | None = None,
+    prose_gate: bool = False,
 ) -> TextOutcome:
     """Run `codemods` in order over one module's text. Raises libcst.ParserSyntaxError on bad input.
+
+    `prose_gate`: leave out the codemods whose TRIGGERS the module mentions only in prose (CodeGate),
+    as the prefilter leaves out whole files; the file path (`transform_file`) does, so that each file
+    gets the codemods the prefilter judged it by.
 
     `location_path` (default: `display_path`) is where the module sits, which decides whether
     relative imports and a local class definition are SGLang's own. The function bodies none of
     the codemods can act on are left out of what LibCST parses and put back after (engine/elision.py).
     """
-    elision = None
-    if options.elide:
-        elision = elide(
-            text, body_words(codemods, options, text, migration_state(location_path or display_path, options))
-        )
+    state = migration_state(location_path or display_path, options)
+    gate = CodeGate.of(text, state, codemods) if prose_gate else OPEN_GATE
+    try:
+        return _transform_reduced(text, display_path, options, codemods, location_path, state, gate)
+    except _ProseOnly:
+        return _transform_reduced(text, display_path, options, codemods, location_path, state, OPEN_GATE)
+
+
+def _transform_reduced(
+    text: str,
+    display_path: str,
+    options: TransformOptions,
+    codemods: tuple[type[MigrationCodemod], ...],
+    location_path: str | None,
+    state: MigrationState,
+    gate: CodeGate,
+) -> TextOutcome:
+    elision = elide(text, body_words(codemods, options, text, state, gate)) if options.elide else None
     if elision is not None:
-        outcome = _transform_text(elision.text, display_path, options, codemods, location_path)
+        outcome = _transform_text(elision.text, display_path, options, codemods, location_path, gate)
         restored = elision.restore(outcome.text)
         if restored is not None:
             full, shifts = restored
             items = tuple(replace(i, line=restored_line(i.line, shifts)) for i in outcome.review_items)
             return replace(outcome, text=full, review_items=items)
         # A codemod moved or re-indented a placeholder: transform the whole text instead.
-    return _transform_text(text, display_path, options, codemods, location_path)
+    return _transform_text(text, display_path, options, codemods, location_path, gate)
 
 
 def _transform_text(
@@ -161,6 +230,7 @@ def _transform_text(
     options: TransformOptions,
     codemods: tuple[type[MigrationCodemod], ...],
     location_path: str | None,
+    gate: CodeGate = OPEN_GATE,
 ) -> TextOutcome:
     module = cst.parse_module(text)
     if module.code != text:
@@ -169,6 +239,7 @@ def _transform_text(
             "whitespace or a final backslash comment); file left untouched"
         )
     state = migration_state(location_path or display_path, options)
+    state.old_api_in_code = gate.admitted is None
     context = CodemodContext(filename=display_path, scratch={STATE_KEY: state})
     current = text
     # Another project's ModelWorkerBatch (a JAX port, say): nothing here is SGLang's old API.
@@ -184,8 +255,15 @@ def _transform_text(
     # Version-gated code already runs on both APIs, and a blind rewrite would break its legacy
     # branch: every codemod leaves a gate's region (its function, or the statement itself) as it
     # is, and the rest of the file migrates (MigrationCodemod.on_visit, analysis.version_gates).
+    views: dict[str, str | None] = {}  # the code view of the current text, once an edit changed it
     for codemod in codemods if not foreign else ():
-        if not options.runs(codemod) or not codemod.applies_to(current, state):
+        if not options.runs(codemod):
+            continue
+        if gate.admitted is not None and current != text:
+            gate.check_still_prose(codemod, current, views)
+        if not gate.admits(codemod):
+            continue
+        if not codemod.applies_to(current, state):
             continue
         instance = codemod(context)
         transformed = instance.transform_module(module)
@@ -302,7 +380,9 @@ def transform_file(
         return failed(nesting)
     text = source_text if source_text is not None else original
     try:
-        outcome = transform_source(text, display_path, options, codemods, location_path=os.fspath(path))
+        outcome = transform_source(
+            text, display_path, options, codemods, location_path=os.fspath(path), prose_gate=source_text is None
+        )
     except cst.ParserSyntaxError as error:
         return replace(failed(f"does not parse: {error.message.splitlines()[0]}"), parsed=True)
     except NotRoundTrippable as error:

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from mwbmigrate.codemods import CODEMODS
-from mwbmigrate.engine.prefilter import byte_candidate, code_view, needs_parsing
+from mwbmigrate.engine.code_view import code_view
+from mwbmigrate.engine.prefilter import byte_candidate, needs_parsing
 from mwbmigrate.engine.runner import run_rewrite
-from mwbmigrate.engine.transform import TransformOptions, transform_source
+from mwbmigrate.engine.transform import CodeGate, TransformOptions, migration_state, transform_file, transform_source
 from mwbmigrate.result import FileStatus
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -135,3 +136,69 @@ def test_a_prose_only_file_still_gets_its_keyword_callers_renamed(tmp_path: Path
     new = renamed[0][2]
     assert results["caller.py"].status is FileStatus.CHANGED
     assert results["caller.py"].rewritten == caller.replace("step(mwb=", f"step({new}=")
+
+
+# -- the same rule, per codemod, inside a file the prefilter lets through (engine/transform.py CodeGate)
+BUILDER_WITH_PROSE = (
+    "import torch\n\n\n"
+    "def build(batch, reqs, device):\n"
+    "    # the ModelWorkerBatch copy is gone since 0.5.13\n"
+    "    batch.req_pool_indices = torch.tensor([r.req_pool_idx for r in reqs], device=device)\n"
+    "    batch.capture_hidden_mode = None\n"
+    "    return batch\n"
+)
+
+
+def test_the_gate_admits_only_the_codemods_triggered_in_code() -> None:
+    from mwbmigrate.codemods.req_pool_mirror import RepairRequestPoolMirror
+
+    state = migration_state(PLUGIN, TransformOptions())
+    assert CodeGate.of(BUILDER_WITH_PROSE, state, CODEMODS).admitted == frozenset({RepairRequestPoolMirror})
+    # Old API in code, or the schedule batch module (class-removal acts there by location): every codemod.
+    assert CodeGate.of(CODE["name"], state, CODEMODS).admitted is None
+    batch_module = migration_state("sglang/srt/managers/schedule_batch.py", TransformOptions())
+    assert CodeGate.of(BUILDER_WITH_PROSE, batch_module, CODEMODS).admitted is None
+
+
+def test_an_edit_that_puts_the_old_api_into_code_opens_the_gate() -> None:
+    from mwbmigrate.codemods.override_moves import MoveOverridesToTheirForward
+    from mwbmigrate.engine.transform import _ProseOnly
+
+    gate = CodeGate.of(BUILDER_WITH_PROSE, migration_state(PLUGIN, TransformOptions()), CODEMODS)
+    views: dict[str, str | None] = {}
+    gate.check_still_prose(MoveOverridesToTheirForward, BUILDER_WITH_PROSE + "x = 1\n", views)  # still prose
+    with pytest.raises(_ProseOnly):
+        gate.check_still_prose(MoveOverridesToTheirForward, BUILDER_WITH_PROSE + "model_worker_batch = 1\n", views)
+
+
+def _migrated_fixture_modules() -> list[tuple[Path, str]]:
+    return [(module, path) for module, path in _fixture_modules() if module.name.startswith("after")]
+
+
+def test_the_gate_changes_nothing_on_the_migrated_fixtures() -> None:
+    """What a `--check` of a migrated tree sees: with and without the gate, the same output and items."""
+    gated = 0
+    for module, path in _migrated_fixture_modules():
+        text = module.read_text(encoding="utf-8")
+        if CodeGate.of(text, migration_state(path, TransformOptions()), CODEMODS).admitted is None:
+            continue
+        gated += 1
+        open_run = transform_source(text, path, TransformOptions(), CODEMODS)
+        gated_run = transform_source(text, path, TransformOptions(), CODEMODS, prose_gate=True)
+        assert (gated_run.text, gated_run.review_items) == (open_run.text, open_run.review_items), module
+    assert gated >= 50, "the fixtures moved: this test must see gated modules"
+
+
+def test_the_file_path_is_gated_as_the_prefilter_judged_the_file(tmp_path: Path) -> None:
+    """A builder beside a prose mention: req-pool-mirror runs (its trigger is code); override-moves,
+    whose triggers are only in the comment, does not, as it would not in a file without the comment."""
+    path = tmp_path / "builder.py"
+    path.write_text(BUILDER_WITH_PROSE)
+    result = transform_file(path, "builder.py", TransformOptions())
+    assert result.status is FileStatus.CHANGED and result.applied == ("MWB012",)
+    without_comment = BUILDER_WITH_PROSE.replace("    # the ModelWorkerBatch copy is gone since 0.5.13\n", "")
+    assert result.rewritten is not None
+    assert (
+        result.rewritten.replace("    # the ModelWorkerBatch copy is gone since 0.5.13\n", "")
+        == transform_source(without_comment, "builder.py", TransformOptions(), CODEMODS).text
+    )

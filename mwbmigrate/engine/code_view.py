@@ -1,0 +1,101 @@
+"""What of a module is code to the codemods: its text with the prose blanked.
+
+A codemod can act on a module only where one of its TRIGGERS is in code (the registry's contract):
+prose (comments, docstrings, log messages, this tool's own `# mwbmigrate:` markers) never changes
+what it does. The prefilter (engine/prefilter.py) uses this to leave files unparsed, and the transform
+(engine/transform.py) to leave out the codemods a module's prose alone mentions.
+
+What counts as code here, because some codemod reads or rewrites it:
+- every token that is not a comment or a string;
+- a type comment (`# type: ModelWorkerBatch`): class-references respells it, coverage-holes reports it;
+- a string that is itself Python (`"ModelWorkerBatch"`, `"Optional[ModelWorkerBatch]"`,
+  `"sglang.srt.managers.schedule_batch.ModelWorkerBatch"`, `"get_model_worker_batch"`): string
+  annotations, patch targets and `hasattr` probes are read by class-references, wild-shapes and the
+  version gates;
+- a string carrying the data-flow line (docstrings rewrites it), and any f-string (its fields are code).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+import warnings
+
+from mwbmigrate.analysis.old_api import TYPE_COMMENT
+from mwbmigrate.codemods.base import MigrationCodemod
+from mwbmigrate.codemods.docstrings import OLD_FLOW
+from mwbmigrate.engine.source import source_lines
+
+_OLD_WORDS = re.compile(r"ModelWorkerBatch|model_worker_batch")
+_PROSE = (tokenize.COMMENT, tokenize.STRING)
+
+
+def _is_python(value: str) -> bool:
+    """Whether a string's content is itself a Python expression or statement (not prose)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escapes and the like in the content: no matter
+        try:
+            compile(value.strip(), "<string>", "exec", dont_inherit=True)
+        except SyntaxError:
+            return False
+        except Exception:  # noqa: BLE001 - too deep, too large, null bytes: not provably prose
+            return True
+    return True
+
+
+def _string_is_code(token: str) -> bool:
+    if OLD_FLOW in token:
+        return True
+    prefix = token[: len(token) - len(token.lstrip("rRbBuUfF"))]
+    if "f" in prefix.lower():
+        return True  # an f-string's fields are code (3.11 tokenizes it as one string)
+    try:
+        value = ast.literal_eval(token)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return True
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    return _is_python(value) if isinstance(value, str) else True
+
+
+def _comment_is_code(token: str) -> bool:
+    return TYPE_COMMENT.search(token) is not None
+
+
+def code_view(text: str) -> str | None:
+    """`text` with its prose blanked (comments and strings that no codemod reads as code), every
+    other character where it was; None when the old API is in code already, or `tokenize` fails."""
+    lines = source_lines(text)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    view = list(text)
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.ERRORTOKEN:
+                return None
+            if token.type not in _PROSE:
+                if _OLD_WORDS.search(token.string):
+                    return None  # the common case: stop at the first old name in code
+                continue
+            keep = _comment_is_code(token.string) if token.type == tokenize.COMMENT else _string_is_code(token.string)
+            if keep:
+                if _OLD_WORDS.search(token.string):
+                    return None
+                continue
+            begin = starts[token.start[0] - 1] + token.start[1]
+            end = starts[token.end[0] - 1] + token.end[1]
+            for index in range(begin, end):
+                if view[index] not in "\r\n":
+                    view[index] = " "
+    except (tokenize.TokenError, SyntaxError, IndexError):
+        return None
+    return "".join(view)
+
+
+def triggered(codemod: type[MigrationCodemod], view: str) -> bool:
+    """Whether one of the codemod's TRIGGERS is in code (a codemod without any is always triggered)."""
+    triggers = getattr(codemod, "TRIGGERS", ())
+    return not triggers or any(trigger in view for trigger in triggers)
