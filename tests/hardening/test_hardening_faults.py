@@ -275,6 +275,16 @@ def test_failed_write_in_check_and_dry_run_modes_writes_nothing(tmp_path, monkey
 SIGNAL_FILES = 8
 
 
+# `python -m mwbmigrate` with SIGINT handled as in a terminal (KeyboardInterrupt), in the run and in
+# the pool workers it forks, even when this test process got SIGINT ignored: a background job or
+# `nohup` ignores it, an ignored signal stays ignored across exec, and Python then never installs its
+# handler, so the run would wait at its pause point for ever.
+_AS_IN_A_TERMINAL = (
+    "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "runpy.run_module('mwbmigrate', run_name='__main__', alter_sys=True)"
+)
+
+
 def _run_until_paused_then_signal(
     tmp_path: Path,
     phase: str,
@@ -288,7 +298,16 @@ def _run_until_paused_then_signal(
     flag = tmp_path / "flag"
     environment = {**os.environ, PAUSE_ENV: f"{phase}:{after}:{flag}"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "mwbmigrate", "rewrite", str(tmp_path / "pkg"), "--jobs", str(jobs), "--no-progress"],
+        [
+            sys.executable,
+            "-c",
+            _AS_IN_A_TERMINAL,
+            "rewrite",
+            str(tmp_path / "pkg"),
+            "--jobs",
+            str(jobs),
+            "--no-progress",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=group,
@@ -306,8 +325,9 @@ def _run_until_paused_then_signal(
     try:
         out, err = process.communicate(timeout=120)
     except subprocess.TimeoutExpired:
-        process.kill()
-        out, err = process.communicate()
+        # The whole group: a pool worker left behind would hold the pipes open, and read them forever.
+        os.killpg(process.pid, signal.SIGKILL) if group else process.kill()
+        out, err = process.communicate(timeout=60)
         pytest.fail(f"the run did not stop after {signal.Signals(signum).name}\n{err.decode()}")
     completed = subprocess.CompletedProcess(process.args, process.returncode, out, err)
     completed.pid = process.pid  # type: ignore[attr-defined]  # the process group id when group=True
