@@ -35,6 +35,7 @@ from typing import Callable, Sequence
 import libcst as cst
 import libcst.matchers as m
 
+from mwbmigrate.analysis.calls import callee_name
 from mwbmigrate.analysis.old_api import NEW_PARAMETER, OLD_PARAMETER, ONE_SHOT_OVERRIDES
 
 CONSUMING_CALLS = frozenset({"init_new", "forward_batch_generation", "forward_batch_embedding"})
@@ -61,15 +62,6 @@ def reads_through_view(class_name: str | None, function_name: str) -> bool:
 DERIVED_MODE = "capture_hidden_mode"
 # The override upstream moved from the forward batch (written after init_new) onto the batch.
 FORWARD_BATCH_OVERRIDE = "return_hidden_states_before_norm"
-
-
-def callee_name(call: cst.Call) -> str | None:
-    func = call.func
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    if isinstance(func, cst.Name):
-        return func.value
-    return None
 
 
 def is_consuming_call(call: cst.Call) -> bool:

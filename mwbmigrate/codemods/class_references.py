@@ -29,6 +29,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import QualifiedNameSource, ScopeProvider
 
+from mwbmigrate.analysis.calls import callee_name
 from mwbmigrate.analysis.old_api import (
     NEW_CLASS,
     OLD_CLASS,
@@ -151,11 +152,7 @@ class ReplaceClassReferences(MigrationCodemod):
         return False
 
     def _callee(self, call: cst.CSTNode | None) -> str | None:
-        if not isinstance(call, cst.Call):
-            return None
-        if isinstance(call.func, cst.Name):
-            return call.func.value
-        return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+        return callee_name(call) if isinstance(call, cst.Call) else None
 
     def _is_generic(self, value: cst.BaseExpression) -> bool:
         """`List`, `Optional`, `queue.Queue`, `list`: a generic from a library, not a local mapping

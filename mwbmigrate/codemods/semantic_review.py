@@ -24,6 +24,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ScopeProvider
 
+from mwbmigrate.analysis.calls import callee_name
 from mwbmigrate.analysis.old_api import (
     OLD_CLASS,
     OLD_METHOD,
@@ -38,7 +39,6 @@ from mwbmigrate.analysis.override_sites import (
     OVERRIDE_MOVES,
     AssertMove,
     Refused,
-    callee_name,
     codemod_runs,
     derived_mode_assert,
     function_blocks,
