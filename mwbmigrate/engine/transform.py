@@ -143,13 +143,9 @@ class CodeGate:
     def admits(self, codemod: type[MigrationCodemod]) -> bool:
         return self.admitted is None or codemod in self.admitted
 
-    def check_still_prose(self, codemod: type[MigrationCodemod], current: str, views: dict[str, str | None]) -> None:
-        """Raise _ProseOnly when an edit put an old-API name, or a trigger of a left-out codemod,
-        into code: the module is then transformed again with every codemod."""
-        if current not in views:
-            views.clear()
-            views[current] = code_view(current)
-        view = views[current]
+    def check_still_prose(self, codemod: type[MigrationCodemod], view: str | None) -> None:
+        """Raise _ProseOnly when an edit put an old-API name (`view` is None), or a trigger of a
+        left-out codemod, into code: the module is then transformed again with every codemod."""
         if view is None or (not self.admits(codemod) and triggered(codemod, view)):
             raise _ProseOnly(codemod.CODE)
 
@@ -255,12 +251,14 @@ def _transform_text(
     # Version-gated code already runs on both APIs, and a blind rewrite would break its legacy
     # branch: every codemod leaves a gate's region (its function, or the statement itself) as it
     # is, and the rest of the file migrates (MigrationCodemod.on_visit, analysis.version_gates).
-    views: dict[str, str | None] = {}  # the code view of the current text, once an edit changed it
+    viewed, view = text, None  # the code view of `viewed`, computed once an edit changed the text
     for codemod in codemods if not foreign else ():
         if not options.runs(codemod):
             continue
         if gate.admitted is not None and current != text:
-            gate.check_still_prose(codemod, current, views)
+            if viewed != current:
+                viewed, view = current, code_view(current)
+            gate.check_still_prose(codemod, view)
         if not gate.admits(codemod):
             continue
         if not codemod.applies_to(current, state):

@@ -165,10 +165,16 @@ def test_an_edit_that_puts_the_old_api_into_code_opens_the_gate() -> None:
     from mwbmigrate.engine.transform import _ProseOnly
 
     gate = CodeGate.of(BUILDER_WITH_PROSE, migration_state(PLUGIN, TransformOptions()), CODEMODS)
-    views: dict[str, str | None] = {}
-    gate.check_still_prose(MoveOverridesToTheirForward, BUILDER_WITH_PROSE + "x = 1\n", views)  # still prose
+    gate.check_still_prose(MoveOverridesToTheirForward, code_view(BUILDER_WITH_PROSE + "x = 1\n"))  # still prose
     with pytest.raises(_ProseOnly):
-        gate.check_still_prose(MoveOverridesToTheirForward, BUILDER_WITH_PROSE + "model_worker_batch = 1\n", views)
+        gate.check_still_prose(MoveOverridesToTheirForward, code_view(BUILDER_WITH_PROSE + "model_worker_batch = 1\n"))
+    from mwbmigrate.codemods.req_pool_mirror import RepairRequestPoolMirror
+
+    prose = "x = 1  # ModelWorkerBatch\n"
+    closed = CodeGate.of(prose, migration_state(PLUGIN, TransformOptions()), CODEMODS)
+    assert closed.admitted == frozenset()
+    with pytest.raises(_ProseOnly):  # an edit that puts a left-out codemod's trigger into code
+        closed.check_still_prose(RepairRequestPoolMirror, code_view(prose + "y = [r.req_pool_idx for r in reqs]\n"))
 
 
 def _migrated_fixture_modules() -> list[tuple[Path, str]]:

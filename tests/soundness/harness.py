@@ -82,7 +82,7 @@ def migrate(text: str, options: TransformOptions | None = None, path: str = CASE
     """Both passes of a rewrite, as the engine runs them on a one-file project."""
     options = options or TransformOptions()
     try:
-        first = transform_source(text, path, options, CODEMODS)
+        first = transform_source(text, path, options, CODEMODS, prose_gate=True)  # as the file path runs it
         signatures = merge_signatures(
             [FileResult(path, path, FileStatus.CHANGED, renamed_signatures=first.renamed_signatures)]
         )
