@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from typing import Sequence
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from mwbmigrate.engine.diff import new_file_diff, unified_diff
+from mwbmigrate.engine.discovery import SkippedFolder
 from mwbmigrate.engine.source import source_lines
 from mwbmigrate.result import FileResult, FileStatus, RunSummary, VendoredFile
 
@@ -83,7 +85,10 @@ def summary_counts(summary: RunSummary) -> dict[str, int]:
     }
 
 
-def render_summary(summary: RunSummary, console: Console, *, wrote: bool) -> None:
+def render_summary(
+    summary: RunSummary, console: Console, *, wrote: bool, skipped_folders: Sequence[SkippedFolder] = ()
+) -> None:
+    """`skipped_folders`: what discovery did not walk because of its name (build output), with why."""
     for result in summary.failed:
         console.print(
             f"[red]error[/red] {escape(result.display_path)}: {escape(result.error or '')}",
@@ -97,6 +102,12 @@ def render_summary(summary: RunSummary, console: Console, *, wrote: bool) -> Non
                 markup=True,
                 highlight=False,
             )
+    for folder in skipped_folders:
+        console.print(
+            f"[cyan]skipped[/cyan] {escape(folder.display_path)}: {escape(folder.reason)}",
+            markup=True,
+            highlight=False,
+        )
     for item in summary.review_items:
         console.print(
             f"[yellow]{item.code}[/yellow] {escape(item.location())} {escape(item.message)}",
@@ -120,7 +131,7 @@ def render_summary(summary: RunSummary, console: Console, *, wrote: bool) -> Non
     console.print(table)
 
 
-def render_json(summary: RunSummary, *, mode: str) -> str:
+def render_json(summary: RunSummary, *, mode: str, skipped_folders: Sequence[SkippedFolder] = ()) -> str:
     document = {
         "mode": mode,
         "summary": summary_counts(summary),
@@ -145,6 +156,8 @@ def render_json(summary: RunSummary, *, mode: str) -> str:
             }
             for r in summary.results
         ],
+        # Folders, not files: a consumer that counts files does not meet them in "files".
+        "skipped_folders": [{"path": f.display_path, "reason": f.reason} for f in skipped_folders],
         "runtime": {
             "mode": summary.runtime,
             "vendored": [
@@ -161,7 +174,7 @@ def _escape_cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def render_markdown(summary: RunSummary) -> str:
+def render_markdown(summary: RunSummary, *, skipped_folders: Sequence[SkippedFolder] = ()) -> str:
     counts = summary_counts(summary)
     out = [
         "## mwbmigrate: ModelWorkerBatch → ScheduleBatch",
@@ -183,6 +196,10 @@ def render_markdown(summary: RunSummary) -> str:
     if noted:
         out += ["### Files skipped", ""]
         out += [f"- `{r.display_path}`: {r.note}" for r in noted]
+        out.append("")
+    if skipped_folders:
+        out += ["### Folders skipped", ""]
+        out += [f"- `{f.display_path}`: {f.reason}" for f in skipped_folders]
         out.append("")
     for result in summary.changed:
         diff = file_diff(result)

@@ -7,7 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from mwbmigrate.engine.discovery import find_git_root
-from mwbmigrate.engine.source import decode_source
+from mwbmigrate.engine.source import UnreadableFile, decode_source, read_regular_file
 from mwbmigrate.engine.writer import write_atomically
 from mwbmigrate.result import FileResult
 
@@ -51,10 +51,12 @@ def write_result(result: FileResult) -> str | None:
     if path.is_symlink():  # never written through: the link would become a copy, or its target change unseen
         return "is a symbolic link; not written through"
     try:
-        current = decode_source(path.read_bytes())
+        current = decode_source(read_regular_file(path))
         if current.text != result.original:
             return "changed on disk during the run; not written"
         write_atomically(path, current.encode(result.rewritten or ""))
+    except UnreadableFile as error:  # swapped for a FIFO or removed since it was read
+        return f"{error}; file left untouched"
     except PermissionError:
         return "permission denied while writing; file left untouched"
     except OSError as error:

@@ -1,14 +1,28 @@
-"""Which files a run looks at: `.gitignore` rules (via pathspec), include/exclude globs, no VCS or build folders."""
+"""Which files a run looks at: `.gitignore` rules (via pathspec), include/exclude globs, no VCS or build folders.
+
+Only regular files are taken. What each path is comes from `os.lstat`, never from opening it: a FIFO,
+socket or device named `*.py`, a symbolic link loop or a path that vanished gets a one-line reason
+in `problems` (the run then exits 2, every other file still processed), named or met in a walk.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
 
 from mwbmigrate.codemods import PREFILTER_BYTES  # the union of the codemods' TRIGGERS
+from mwbmigrate.engine.source import (
+    BROKEN_SYMLINK,
+    UnreadableFile,
+    not_regular_reason,
+    os_error_reason,
+    read_regular_file,
+    special_kind,
+)
 
 # Folders that never hold code a user wants rewritten; pruned before descending.
 ALWAYS_SKIPPED_DIRS = frozenset(
@@ -31,6 +45,9 @@ ALWAYS_SKIPPED_DIRS = frozenset(
         "site-packages",
     }
 )
+# Those of them that are also real package names (pip's `operations/build/`): still skipped, as
+# ruff skips them, but listed in the report with the reason, so that no package is hidden unsaid.
+BUILD_OUTPUT_DIRS = frozenset({"build", "dist"})
 
 
 TEMPORARY_SUFFIX = ".mwbmigrate.tmp"  # see engine.writer
@@ -47,6 +64,15 @@ class DiscoveredFile:
     data: bytes | None = None  # the module's bytes when they do not come from `path` (stdin)
 
 
+@dataclass(frozen=True)
+class SkippedFolder:
+    """A folder not walked because of its name (BUILD_OUTPUT_DIRS), reported with the reason."""
+
+    path: Path  # absolute
+    display_path: str  # with a trailing slash
+    reason: str
+
+
 @dataclass
 class Discovery:
     files: list[DiscoveredFile] = field(default_factory=list)
@@ -55,25 +81,36 @@ class Discovery:
         default_factory=list
     )  # symbolic links, never followed: (path, display path, why)
     stale_temporaries: list[Path] = field(default_factory=list)  # left by a run that was killed mid-write
+    skipped_folders: list[SkippedFolder] = field(default_factory=list)
 
 
 def find_git_root(path: Path) -> Path | None:
     for candidate in [path, *path.parents]:
-        if (candidate / ".git").exists():
+        # os.path.exists: a folder that cannot be searched has no work tree we could use, and no traceback.
+        if os.path.exists(candidate / ".git"):
             return candidate
     return None
 
 
 def _is_virtualenv(directory: Path) -> bool:
-    return (directory / "pyvenv.cfg").is_file()
+    return os.path.isfile(directory / "pyvenv.cfg")
+
+
+def _is_folder(path: Path) -> bool:
+    """A folder, or a link to one (a named link to a folder is walked); False for what cannot be stat'ed."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _gitignore_spec(directory: Path) -> pathspec.GitIgnoreSpec | None:
-    ignore_file = directory / ".gitignore"
     try:
-        lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+        # A `.gitignore` that is a FIFO must not block the walk either; a link to a real one is read.
+        data = read_regular_file(directory / ".gitignore", follow_symlinks=True)
+    except UnreadableFile:
         return None
+    lines = data.decode("utf-8", errors="replace").splitlines()
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
@@ -116,7 +153,7 @@ class _Filters:
 
 def _root_of(absolute: Path) -> Path:
     """Where one command-line path's display paths start: its git work tree, else the path itself."""
-    folder = absolute if absolute.is_dir() else absolute.parent
+    folder = absolute if _is_folder(absolute) else absolute.parent
     return find_git_root(folder) or folder
 
 
@@ -129,15 +166,32 @@ def display_root(paths: list[Path]) -> Path:
     return Path(os.path.commonpath([str(r) for r in roots]))
 
 
+def _link_problem(link: Path) -> str | None:
+    """Why a symbolic link is a file that cannot be read (broken, a loop), None when it resolves."""
+    try:
+        os.stat(link)
+    except (FileNotFoundError, NotADirectoryError):
+        return BROKEN_SYMLINK
+    except OSError as error:
+        return os_error_reason(error, followed=True)
+    return None
+
+
 def _link_reason(link: Path, root: Path, taken: set[Path]) -> str:
     """Why a symbolic link is left alone, naming what its target needs."""
     target = Path(os.path.realpath(link))
     shown = target.relative_to(root).as_posix() if target.is_relative_to(root) else str(target)
-    if target.is_dir():
-        return "symbolic link to a folder; not followed"
     try:
-        old_api = PREFILTER_BYTES.search(target.read_bytes()) is not None
+        mode = os.stat(target).st_mode
     except OSError:
+        mode = stat.S_IFREG  # gone since it resolved: the read below fails, and the reason says so
+    if stat.S_ISDIR(mode):
+        return "symbolic link to a folder; not followed"
+    if not stat.S_ISREG(mode):
+        return f"symbolic link to {special_kind(mode)}; not followed"
+    try:
+        old_api = PREFILTER_BYTES.search(read_regular_file(target)) is not None
+    except UnreadableFile:
         old_api = False
     if not old_api:
         return "symbolic link; not followed (its target does not use the old API)"
@@ -155,8 +209,11 @@ def discover(
 
     Every entry meets the same rules in the same order, named or walked: `.gitignore` (walked
     entries only: a file named explicitly is always taken) and `--include`/`--exclude` first, then
-    what it is. A folder is walked whatever its name; a symbolic link is never followed nor written
-    through, and is listed in `links` with the reason (a broken one is a file that cannot be read).
+    what it is, by `os.lstat`. A folder is walked whatever its name, but for the names that are
+    always skipped below a root (BUILD_OUTPUT_DIRS among them are listed in `skipped_folders`); a
+    symbolic link is never followed nor written through, and is listed in `links` with the reason
+    (a broken one, or a loop, is a file that cannot be read); anything but a regular file is a
+    problem with its reason, and is never opened.
     """
     filters = _Filters(include, exclude)
     rules = _IgnoreRules()
@@ -170,27 +227,63 @@ def discover(
         if file_path in seen or not filters.takes_file(relative):
             return
         seen.add(file_path)
-        if file_path.is_symlink() and file_path.exists():
-            links.append((file_path, relative))
+        try:
+            mode = os.lstat(file_path).st_mode
+        except OSError as error:  # gone since its folder was listed, or a folder above it loops
+            result.problems.append((file_path, relative, os_error_reason(error, followed=True)))
+            return
+        if stat.S_ISLNK(mode):
+            problem = _link_problem(file_path)
+            if problem is None:
+                links.append((file_path, relative))
+            else:
+                result.problems.append((file_path, relative, problem))
+            return
+        problem = not_regular_reason(mode)
+        if problem is not None:
+            result.problems.append((file_path, relative, problem))
             return
         result.files.append(DiscoveredFile(file_path, relative))
 
+    def unlisted(error: OSError) -> None:
+        # os.walk would leave a folder it cannot list out without a word.
+        if error.filename is None:
+            return
+        folder = Path(os.fsdecode(error.filename))
+        relative = folder.relative_to(root).as_posix() + "/"
+        result.problems.append((folder, relative, f"folder not walked: {os_error_reason(error, followed=True)}"))
+
     for given in paths:
         absolute = Path(os.path.abspath(given))
-        if not absolute.exists() and not absolute.is_symlink():
-            raise DiscoveryError(f"{given}: no such file or folder")
-        if not absolute.is_dir():
+        try:
+            os.lstat(absolute)
+        except (FileNotFoundError, NotADirectoryError):
+            raise DiscoveryError(f"{given}: no such file or folder") from None
+        except OSError:
+            take(absolute)  # a loop or a folder above it that cannot be searched: take() says which
+            continue
+        if not _is_folder(absolute):
             take(absolute)
             continue
         ignore_root = _root_of(absolute)
-        for directory, dirnames, filenames in os.walk(absolute, followlinks=False):
+        for directory, dirnames, filenames in os.walk(absolute, onerror=unlisted, followlinks=False):
             here = Path(directory)
             kept = []
             for name in sorted(dirnames):
                 child = here / name
-                if name in ALWAYS_SKIPPED_DIRS or rules.ignored(child, ignore_root, is_dir=True):
+                if rules.ignored(child, ignore_root, is_dir=True):
                     continue
                 if filters.excludes_folder(child.relative_to(root).as_posix()):
+                    continue
+                if name in BUILD_OUTPUT_DIRS:
+                    relative = child.relative_to(root).as_posix() + "/"
+                    reason = (
+                        f"a folder named {name} is taken for build output and not walked (as ruff does); "
+                        "name it on the command line to migrate it"
+                    )
+                    result.skipped_folders.append(SkippedFolder(child, relative, reason))
+                    continue
+                if name in ALWAYS_SKIPPED_DIRS:
                     continue
                 if child.is_symlink():
                     links.append((child, child.relative_to(root).as_posix()))
@@ -225,6 +318,36 @@ def discover_source(
     absolute = Path(os.path.abspath(filename))
     relative = absolute.relative_to(display_root([absolute])).as_posix()
     result = Discovery()
-    if _Filters(include, exclude).takes_file(relative):
+    if not _Filters(include, exclude).takes_file(relative):
+        return result
+    problem = _stdin_file_problem(absolute)
+    if problem is not None:
+        result.problems.append((absolute, relative, problem))
+    else:
         result.files.append(DiscoveredFile(absolute, relative, data))
     return result
+
+
+def _stdin_file_problem(path: Path) -> str | None:
+    """Why stdin's module cannot stand for `path`: only a regular file, or one not saved yet.
+
+    The path itself is never read for the module, but later steps may read what lives there."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return None  # not there (an unsaved buffer), or not ours to look at: the module is on stdin
+    except OSError as error:
+        return os_error_reason(error, followed=True)
+    return not_regular_reason(mode)
+
+
+def root_problem(path: Path) -> str | None:
+    """Why `path` cannot be a tree or file to check (`mwbmigrate verify PATH`): it must be a folder or
+    a regular file, links followed as verify reads through them; found by `os.stat`, never by opening."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "no such file or folder"
+    except OSError as error:
+        return os_error_reason(error, followed=True)
+    return None if stat.S_ISDIR(mode) else not_regular_reason(mode)

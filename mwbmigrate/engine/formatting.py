@@ -36,7 +36,7 @@ import libcst as cst
 
 from mwbmigrate.analysis.positions import LocalPositions
 from mwbmigrate.codemods.findings import MARKER_PREFIX, marker_slot
-from mwbmigrate.engine.source import source_line_texts, source_lines
+from mwbmigrate.engine.source import UnreadableFile, read_regular_file, source_line_texts, source_lines
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 
 if TYPE_CHECKING:  # black is an optional extra, imported when it formats
@@ -189,8 +189,8 @@ def _ruff_executable() -> str:
 def _tool_tables(root: Path) -> dict[str, Any]:
     pyproject = root / "pyproject.toml"
     try:
-        tool = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        tool = tomllib.loads(read_regular_file(pyproject, follow_symlinks=True).decode("utf-8")).get("tool", {})
+    except (UnreadableFile, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return {}  # an unreadable configuration configures no formatter; the run reports it elsewhere
     return tool if isinstance(tool, dict) else {}
 
@@ -202,8 +202,11 @@ def _configured_formatter(root: Path) -> str | None:
     if "format" in tool.get("ruff", {}):
         return "ruff"
     pre_commit = root / ".pre-commit-config.yaml"
-    if pre_commit.is_file():
-        hooks = pre_commit.read_text(errors="replace")
+    try:
+        hooks = read_regular_file(pre_commit, follow_symlinks=True).decode("utf-8", "replace")
+    except UnreadableFile:
+        hooks = ""
+    if hooks:
         if "id: ruff-format" in hooks:
             return "ruff"
         if "id: black" in hooks:

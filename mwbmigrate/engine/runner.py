@@ -28,6 +28,7 @@ from mwbmigrate.engine.discovery import DiscoveredFile, Discovery, discover
 from mwbmigrate.engine.formatting import Formatter, format_result
 from mwbmigrate.engine.pause import pause_point
 from mwbmigrate.engine.prefilter import byte_candidate, needs_parsing, prose_only_result
+from mwbmigrate.engine.source import UnreadableFile, read_regular_file
 from mwbmigrate.engine.transform import TransformOptions, transform_file
 from mwbmigrate.engine.vendoring import is_vendored, options_for_file, plan_vendoring
 from mwbmigrate.result import FileResult, FileStatus, RunSummary
@@ -78,7 +79,10 @@ def _text_after_pass_one(result: FileResult, data: bytes | None) -> str:
         return result.rewritten
     if data is not None:
         return data.decode(result.encoding, "replace")
-    return Path(result.path).read_text(encoding=result.encoding, errors="replace")
+    try:
+        return read_regular_file(result.path).decode(result.encoding, "replace")
+    except UnreadableFile:
+        return ""  # an unchanged file that is no longer a regular file: nothing for pass 2 to look at
 
 
 def _tree_has_request_mirror(files: Iterable[DiscoveredFile], options: TransformOptions) -> bool | None:
@@ -88,9 +92,9 @@ def _tree_has_request_mirror(files: Iterable[DiscoveredFile], options: Transform
     for discovered in files:
         if ModuleLocation(Path(discovered.path).as_posix(), options.extra_modules).is_schedule_batch_module:
             try:
-                data = discovered.data if discovered.data is not None else Path(discovered.path).read_bytes()
+                data = discovered.data if discovered.data is not None else read_regular_file(discovered.path)
                 found = bool(found) or b"req_pool_indices_cpu" in data
-            except OSError:
+            except UnreadableFile:
                 continue
     return found
 
@@ -145,14 +149,12 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def _read(discovered: DiscoveredFile) -> bytes | None:
-    """The file's bytes, None when they cannot be read here (the transform then says why, as always)."""
+def _read(discovered: DiscoveredFile) -> bytes:
+    """The file's bytes; `UnreadableFile` with the reason when it is no regular file now (it may have
+    been replaced since discovery: engine/source.py never lets that block the run)."""
     if discovered.data is not None:
         return discovered.data
-    try:
-        return Path(discovered.path).read_bytes()
-    except (OSError, ValueError):
-        return None
+    return read_regular_file(discovered.path)
 
 
 @dataclass
@@ -176,9 +178,15 @@ def _first_pass(
     work: list[tuple[int, _PassOne, int]] = []
     for index, discovered in enumerate(files):
         options = options_of(discovered)
-        data = _read(discovered)
-        if data is None:
-            work.append((index, (discovered, options), 0))
+        try:
+            data = _read(discovered)
+        except UnreadableFile as error:
+            # Said here, not by the transform: reading the path again there could block on a FIFO.
+            state.results[index] = FileResult(
+                str(discovered.path), discovered.display_path, FileStatus.FAILED, error=str(error)
+            )
+            if progress:
+                progress(1)
             continue
         if not byte_candidate(data):
             state.results[index] = FileResult(str(discovered.path), discovered.display_path, FileStatus.SKIPPED)
@@ -230,6 +238,8 @@ def _second_pass(
         if not read:
             continue
         data = first.data.get(index)
+        if data is None:
+            continue  # pass 2 reads only the bytes pass 1 read: the path again might be a FIFO by now
         text = _text_after_pass_one(result, data)
         if not any(f"{old}=" in text.replace(" ", "") for old in signatures.old_names()):
             continue

@@ -35,6 +35,7 @@ from pathlib import Path, PurePosixPath
 from typing import Iterable
 
 from mwbmigrate.codemods.base import RUNTIME_MODULE
+from mwbmigrate.engine.source import UnreadableFile, read_regular_file
 from mwbmigrate.engine.transform import TransformOptions
 from mwbmigrate.engine.writer import create_atomically, write_atomically
 from mwbmigrate.result import FileResult, FileStatus, RunSummary, VendoredFile
@@ -122,8 +123,8 @@ def _final_bytes(result: FileResult) -> bytes | None:
     if result.rewritten is not None:
         return result.rewritten.encode("utf-8", "surrogateescape")
     try:
-        return Path(result.path).read_bytes()
-    except OSError:
+        return read_regular_file(result.path)
+    except UnreadableFile:
         return None
 
 
@@ -151,9 +152,9 @@ def _on_disk(path: Path) -> tuple[bytes | None, str | None]:
     if path.is_symlink() or not path.is_file():
         return None, "exists and is not a regular file; not replaced"
     try:
-        return path.read_bytes(), None
-    except OSError as error:
-        return None, f"cannot read ({error.strerror or error})"
+        return read_regular_file(path), None
+    except UnreadableFile as error:
+        return None, f"cannot read ({error})"
 
 
 def _copy_into(package: Path, root: Path, sources: dict[str, bytes]) -> list[VendoredFile]:

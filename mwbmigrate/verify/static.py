@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from mwbmigrate.engine.source import UnreadableFile, read_regular_file
+
 __all__ = [
     "CHECKS",
     "OLD_API_TOKENS",
@@ -398,14 +400,19 @@ def check_source(source: str, rel: str = "<string>") -> list[Finding]:
 
 
 def _read(path: Path) -> str:
-    with tokenize.open(path) as handle:  # honours PEP 263 coding cookies and BOMs
-        return handle.read()
+    # A regular file only (engine/source.py): a FIFO or device named `*.py` must not block the check.
+    data = read_regular_file(path, follow_symlinks=True)
+    # As tokenize.open reads: PEP 263 coding cookies and BOMs honoured, newlines universal.
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return io.TextIOWrapper(io.BytesIO(data), encoding, line_buffering=True).read()
 
 
 def _check_file(args: tuple[Path, str]) -> tuple[str, list[Finding] | None, str | None]:
     path, rel = args
     try:
         source = _read(path)
+    except UnreadableFile as error:
+        return rel, None, f"{rel}: {error}"
     except (OSError, SyntaxError, UnicodeDecodeError) as error:
         return rel, None, f"{rel}: cannot read: {error}"
     return rel, check_source(source, rel), None
