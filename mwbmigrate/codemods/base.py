@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import ClassVar, Sequence, cast
 
@@ -133,9 +134,7 @@ def add_marker(statement: cst.CSTNode, text: str) -> cst.CSTNode:
 
 def without_leading_blank_lines(statement: cst.CSTNode) -> cst.CSTNode:
     lines = getattr(statement, "leading_lines", ())
-    index = 0
-    while index < len(lines) and lines[index].comment is None:
-        index += 1
+    index = _blank_run(lines)
     return statement.with_changes(leading_lines=lines[index:]) if index else statement
 
 
@@ -145,6 +144,156 @@ def tidy_block_start(original_body: Sequence[cst.CSTNode], updated_body: Sequenc
     if body and original_body and not body[0].deep_equals(original_body[0]):
         body[0] = without_leading_blank_lines(body[0])
     return body
+
+
+# -- deleting a statement keeps what the user wrote around it --------------------------------------
+#
+# A codemod deletes a statement by returning `deleted(statement)` from its leave_ (never
+# `RemoveFromParent`, which takes the statement's leading comments and its line's comment with it),
+# and passes the block it is in through `settle_block` / `settle_module` in its leave_IndentedBlock /
+# leave_Module (`settled` for a body it rebuilds itself). There each deleted statement's lines go to
+# the statement after it, where they stood; after a block's last statement, into the block's footer,
+# still at the block's indentation; in a block left with no statement, above the `pass` that fills it.
+# The code goes, its comments stay in place: a compound statement deleted whole keeps only the lines
+# above it (what is inside goes with the branch or class it documents).
+
+
+@dataclass(frozen=True)
+class _Deleted(cst.SimpleStatementLine):
+    """Where a deleted statement stood, holding its lines until its block is settled. Should one
+    escape, it renders as a `pass` under the comments, and a later transformer rebuilds it as one."""
+
+
+def deleted(statement: cst.BaseStatement) -> cst.SimpleStatementLine:
+    """The stand-in a leave_ returns for `statement` to delete it, keeping its comments (`settled`)."""
+    return _Deleted(body=[cst.Pass()], leading_lines=kept_lines(statement))
+
+
+def is_deleted(statement: cst.CSTNode) -> bool:
+    return isinstance(statement, _Deleted)
+
+
+def kept_lines(statement: cst.CSTNode) -> list[cst.EmptyLine]:
+    """What deleting `statement` must not lose: its leading lines and, for a simple statement, the
+    comment ending its line. A compound statement deleted whole takes what is inside it along."""
+    lines = list(getattr(statement, "leading_lines", ()))
+    if isinstance(statement, cst.SimpleStatementLine):
+        lines += comment_line(statement.trailing_whitespace)
+    return lines
+
+
+# A tool's directive about the line it ends (`# type: X`, `# noqa`, `# pylint: disable=...`): on a
+# line of its own it would mean something else (mypy reads `# type: ignore` above a module's first
+# statement as "ignore the module", pylint a disable as "for the rest of the scope").
+_LINE_DIRECTIVE = re.compile(r"#\s*(type:|noqa\b|pragma\b|pylint:|mypy:|pyright:|fmt:|isort:|ruff:|nosec\b)", re.I)
+_NEXT_COMMENT = re.compile(r"\s+(?=#)")
+
+
+def comment_line(whitespace: cst.TrailingWhitespace) -> list[cst.EmptyLine]:
+    """The comment ending a line whose code goes, as a line of its own. What was about that code
+    alone goes with it: an earlier run's markers, and the tools' directives on it."""
+    text = whitespace.comment.value if whitespace.comment is not None else ""
+    marker = text.find(MARKER_PREFIX)
+    text = text[:marker] if marker >= 0 else text
+    text = "  ".join(p.strip() for p in _NEXT_COMMENT.split(text) if p.strip() and not _LINE_DIRECTIVE.match(p))
+    return [cst.EmptyLine(comment=cst.Comment(text))] if text else []
+
+
+def kept_branch(leading: Sequence[cst.EmptyLine], suite: cst.BaseSuite) -> list[cst.BaseStatement]:
+    """The statements of the one branch kept in place of its compound statement, and every comment
+    around them: `leading` (the statement's lines, then those above the branch's own `else`/`elif`)
+    and the branch header's comment open them; the block's footer follows them, as a stand-in that
+    the enclosing block settles."""
+    if isinstance(suite, cst.SimpleStatementSuite):
+        statements: list[cst.BaseStatement] = [
+            cst.SimpleStatementLine(body=suite.body, trailing_whitespace=suite.trailing_whitespace)
+        ]
+        header: list[cst.EmptyLine] = []
+    else:
+        block = cst.ensure_type(suite, cst.IndentedBlock)
+        statements = list(block.body)
+        header = comment_line(block.header)
+        if any(line.comment is not None for line in block.footer):
+            statements.append(_Deleted(body=[cst.Pass()], leading_lines=block.footer))
+    first = statements[0]
+    statements[0] = first.with_changes(leading_lines=[*leading, *header, *getattr(first, "leading_lines", ())])
+    return statements
+
+
+def _blank_run(lines: Sequence[cst.EmptyLine]) -> int:
+    """How many blank lines open `lines`."""
+    index = 0
+    while index < len(lines) and lines[index].comment is None:
+        index += 1
+    return index
+
+
+def _joined(above: Sequence[cst.EmptyLine], below: Sequence[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    """A deleted statement's lines, then those of the statement after it: the two blank runs that
+    now meet (around the line that went) become one, as long as the longer was."""
+    tail = len(above)
+    while tail and above[tail - 1].comment is None:
+        tail -= 1
+    head = _blank_run(below)
+    blanks = max(list(above[tail:]), list(below[:head]), key=len)
+    return [*above[:tail], *blanks, *below[head:]]
+
+
+def settled(
+    body: Sequence[cst.BaseStatement], footer: Sequence[cst.EmptyLine] = (), block_start: bool = True, fill: bool = True
+) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
+    """`body` and `footer` without the stand-ins of deleted statements, their lines handed on.
+
+    `block_start`: the blank lines a statement deleted first in the block leaves (its own, and
+    those that followed it) go too, as `tidy_block_start` drops them; comments never do. `fill`:
+    a body left with no statement holds `pass` (a block's must; a module's may be empty)."""
+    result: list[cst.BaseStatement] = []
+    pending: list[cst.EmptyLine] = []
+    after_deleted = False
+    for statement in body:
+        if isinstance(statement, _Deleted):
+            pending = _joined(pending, statement.leading_lines)
+            after_deleted = True
+            continue
+        if after_deleted:
+            own = list(getattr(statement, "leading_lines", ()))
+            if not result and block_start:
+                lines = [*pending[_blank_run(pending) :], *own[_blank_run(own) :]]
+            else:
+                lines = _joined(pending, own)
+            statement = statement.with_changes(leading_lines=lines)
+            pending, after_deleted = [], False
+        result.append(statement)
+    comments = [i for i, line in enumerate(pending) if line.comment is not None]
+    # After the last statement, only comments are worth keeping: trailing blank lines would pile up.
+    pending = pending[: comments[-1] + 1] if comments else []
+    if not result and fill:
+        return [_PASS.with_changes(leading_lines=pending[_blank_run(pending) :])], list(footer)
+    if not result and block_start:
+        pending = pending[_blank_run(pending) :]
+    return result, _joined(pending, footer) if pending else list(footer)
+
+
+_PASS = cst.SimpleStatementLine(body=[cst.Pass()])
+
+
+def settle_block(original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+    """`updated` with its deleted statements' lines handed on; a block left empty holds `pass`."""
+    if updated.body and not any(isinstance(s, _Deleted) for s in updated.body):
+        if len(updated.body) != len(original.body):  # a branch deleted whole by `RemoveFromParent`
+            return updated.with_changes(body=tidy_block_start(original.body, updated.body))
+        return updated
+    body, footer = settled(updated.body, updated.footer)
+    return updated.with_changes(body=body, footer=footer)
+
+
+def settle_module(updated: cst.Module) -> cst.Module:
+    """`updated` with its deleted statements' lines handed on."""
+    if not any(isinstance(s, _Deleted) for s in updated.body):
+        return updated
+    # Below a header comment, a blank line before the first statement is the module's own layout.
+    body, footer = settled(updated.body, updated.footer, block_start=not updated.header, fill=False)
+    return updated.with_changes(body=body, footer=footer)
 
 
 class MigrationCodemod(Codemod, cst.CSTTransformer):

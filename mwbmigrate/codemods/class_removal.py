@@ -20,7 +20,7 @@ from libcst.metadata import ScopeProvider
 
 from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS, OLD_METHOD
 from mwbmigrate.analysis.target_versions import overrides_are_arguments
-from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, MigrationState
+from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, MigrationState, deleted, settle_module, settled
 
 # Names the declarations use: (module, object); object None for `import module`.
 DECLARATION_IMPORTS = {
@@ -65,14 +65,18 @@ class RemoveOldClass(MigrationCodemod):
         self, original_node: cst.ClassDef, updated_node: cst.ClassDef
     ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         if original_node.name.value == OLD_CLASS:
-            return cst.RemoveFromParent()
+            return deleted(updated_node)  # the class goes with what is inside it; the comments above it stay
         if original_node.name.value != NEW_CLASS or not isinstance(updated_node.body, cst.IndentedBlock):
             return updated_node
-        body = [
-            statement
-            for statement in updated_node.body.body
-            if not (isinstance(statement, cst.FunctionDef) and statement.name.value == OLD_METHOD)
-        ]
+        body, footer = settled(
+            [
+                deleted(statement)
+                if isinstance(statement, cst.FunctionDef) and statement.name.value == OLD_METHOD
+                else statement
+                for statement in updated_node.body.body
+            ],
+            updated_node.body.footer,
+        )
         present = _field_names(updated_node.body)
         missing = [decl for name, decl in ONE_SHOT_FIELD_DECLARATIONS.items() if name not in present]
         if overrides_are_arguments(self.state.target_version):
@@ -100,7 +104,10 @@ class RemoveOldClass(MigrationCodemod):
             )
             body[last_field + 1 : last_field + 1] = new_fields
             self._import_declaration_names(original_node, " ".join(missing))
-        return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
+        return updated_node.with_changes(body=updated_node.body.with_changes(body=body, footer=footer))
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        return settle_module(updated_node)
 
     def _import_declaration_names(self, class_node: cst.ClassDef, declarations: str) -> None:
         """A fork's schedule_batch.py may lack what the new annotations name: import it then."""

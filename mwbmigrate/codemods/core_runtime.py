@@ -51,7 +51,7 @@ from mwbmigrate.analysis.override_sites import CORE_RUNTIME, reads_through_view
 from mwbmigrate.analysis.target_versions import overrides_are_arguments
 from mwbmigrate.codemods._call_layout import init_new_with_override_arguments
 from mwbmigrate.codemods._shared import leading_lines
-from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod, MigrationState
+from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod, MigrationState, deleted, settled
 
 VIEW = "forward_batch_view"
 ISOLATION = "overlap_forward_isolation"
@@ -239,10 +239,11 @@ class MoveCoreOntoRuntime(MigrationCodemod):
             isolation = cst.With(
                 items=[cst.WithItem(cst.parse_expression(f"{ISOLATION}({name}, self.{RING_ATTRIBUTE})"))],
                 body=cst.IndentedBlock(body=inner),
-                leading_lines=leading_lines(statement),
             )
-            body[index : end + 1] = [isolation]
-            return updated_node.with_changes(body=body)
+            # What the pin and the copy said (why the copy is needed) now heads the isolation that does both.
+            body[index : end + 1] = [deleted(statement), deleted(body[index + 1]), isolation]
+            body, footer = settled(body, updated_node.footer)
+            return updated_node.with_changes(body=body, footer=footer)
         return updated_node.with_changes(body=body) if body != list(updated_node.body) else updated_node
 
     def _record_after_verify_prepare(self, body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:

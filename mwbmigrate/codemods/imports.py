@@ -24,7 +24,7 @@ from libcst.codemod import CodemodContext
 from libcst.metadata import Assignment, ScopeProvider
 
 from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS, TYPE_COMMENT, is_sglang_schedule_batch_module
-from mwbmigrate.codemods.base import MigrationCodemod
+from mwbmigrate.codemods.base import MigrationCodemod, deleted, settle_block, settle_module
 
 
 def _module_name(node: cst.ImportFrom) -> str:
@@ -213,7 +213,7 @@ class MigrateImports(MigrationCodemod):
             if [_alias_name(a) for a in aliases] == sorted(_alias_name(a) for a in aliases):
                 kept.sort(key=_alias_name)
         if not kept:
-            return cst.RemoveFromParent()
+            return cst.RemoveFromParent()  # and its line with it (leave_SimpleStatementLine)
         # Re-deal the original commas by position so a parenthesised, one-per-line layout survives.
         commas = [a.comma for a in aliases]
         rebuilt = [alias.with_changes(comma=commas[i]) for i, alias in enumerate(kept)]
@@ -221,6 +221,18 @@ class MigrateImports(MigrationCodemod):
         if len(rebuilt) == 1 and updated_node.lpar is not None and isinstance(rebuilt[0].comma, cst.Comma):
             rebuilt[0] = rebuilt[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return updated_node.with_changes(names=rebuilt)
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
+        # Left empty by a removed import: the comment block above it (a design note, often) stays.
+        return deleted(updated_node) if original_node.body and not updated_node.body else updated_node
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.BaseSuite:
+        return settle_block(original_node, updated_node)
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        return settle_module(updated_node)
 
     def _reexports(self, alias: cst.ImportAlias) -> bool:
         """Public by PEP 484's conventions: listed in `__all__`, or imported under its own name."""

@@ -40,8 +40,16 @@ from libcst.metadata import QualifiedNameSource, ScopeProvider
 
 from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS, OLD_METHOD, is_sglang_schedule_batch_module
 from mwbmigrate.analysis.receivers import all_params
-from mwbmigrate.codemods._shared import PASS_LINE, function_facts, leading_lines
-from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, MigrationState
+from mwbmigrate.codemods._shared import PASS_LINE, function_facts
+from mwbmigrate.codemods.base import (
+    REPORTS,
+    MigrationCodemod,
+    MigrationState,
+    deleted,
+    kept_branch,
+    settle_block,
+    settle_module,
+)
 
 _Node = TypeVar("_Node", bound=cst.CSTNode)
 
@@ -334,7 +342,9 @@ class DropOldClassInstanceChecks(MigrationCodemod):
         elif isinstance(updated.orelse, cst.Else):
             kept = updated.orelse.body
         elif isinstance(updated.orelse, cst.If):
-            return self._marked(updated.orelse.with_changes(leading_lines=updated.leading_lines), reason)
+            # The comments above the `elif` were about the branch that stays.
+            leading = [*updated.leading_lines, *updated.orelse.leading_lines]
+            return self._marked(updated.orelse.with_changes(leading_lines=leading), reason)
         else:
             kept = None
         if reason is not None and isinstance(parent, cst.IndentedBlock):
@@ -347,15 +357,11 @@ class DropOldClassInstanceChecks(MigrationCodemod):
             reason = None
         if kept is None:
             return self._removed(original, parent, reason)
-        if isinstance(kept, cst.SimpleStatementSuite):
-            statements: list[cst.BaseStatement] = [
-                cst.SimpleStatementLine(body=kept.body, trailing_whitespace=kept.trailing_whitespace)
-            ]
-        else:
-            statements = list(cst.ensure_type(kept, cst.IndentedBlock).body)
-        statements[0] = self._marked(
-            statements[0].with_changes(leading_lines=[*updated.leading_lines, *leading_lines(statements[0])]), reason
-        )
+        above = list(updated.leading_lines)
+        if not negated and isinstance(updated.orelse, cst.Else):
+            above += updated.orelse.leading_lines  # those above `else:` are about the branch that stays
+        statements = kept_branch(above, kept)
+        statements[0] = self._marked(statements[0], reason)
         return cst.FlattenSentinel(statements)
 
     def _removed(
@@ -363,5 +369,11 @@ class DropOldClassInstanceChecks(MigrationCodemod):
     ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
         """No branch is left. A block keeps a `pass`; at module level that `pass` carries the report."""
         if len(getattr(parent, "body", ())) > 1 and reason is None:
-            return cst.RemoveFromParent()
+            return deleted(original)  # what is inside goes with it, the comments above it stay
         return self._marked(PASS_LINE.with_changes(leading_lines=original.leading_lines), reason)
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.BaseSuite:
+        return settle_block(original_node, updated_node)
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        return settle_module(updated_node)

@@ -14,7 +14,9 @@
 The first is what worker-batch-calls leaves of `get_model_worker_batch(seq_lens_cpu_cache=E)` and of
 writes on the old object; the second reads the mode the old object derived, which the batch no
 longer holds before `init_new`. Several overrides for one call keep their order. Comments above a
-moved line travel with it; those above the consuming call stay above the group.
+moved write travel with it; those above the consuming call stay above the group. Those above a
+moved assert stay where they were, above the `init_new` it now follows: they introduce the forward
+batch it checks (often one handed on from the deleted `get_model_worker_batch()` line).
 
 Refused, leaving the code where it is, whenever `analysis.override_sites` cannot prove the move
 safe: in between, another consuming call, a read or write of the field, the batch handed to a
@@ -120,14 +122,21 @@ class _Rewrite:
 
     def apply(self, body: Sequence[cst.BaseStatement]) -> list[cst.BaseStatement]:
         moved = self.moved()
+        asserts = {i for members in self.after.values() for i, _ in members}
         result: list[cst.BaseStatement] = []
-        freed_blank_lines: list[cst.EmptyLine] = []  # blank lines above a statement that moved away
+        freed: list[cst.EmptyLine] = []  # lines above a statement that moved away, and stay
         for index, statement in enumerate(body):
             if index in moved:
-                freed_blank_lines.extend(_split_leading(leading_lines(statement))[0])
+                freed.extend(
+                    leading_lines(statement) if index in asserts else _split_leading(leading_lines(statement))[0]
+                )
                 continue
-            leading = list(leading_lines(statement)) or freed_blank_lines
-            freed_blank_lines = []
+            own = list(leading_lines(statement))
+            if any(line.comment is not None for line in freed):
+                leading = [*freed, *own[len(_split_leading(own)[0]) :]] if own else freed
+            else:
+                leading = own or freed
+            freed = []
             group = [self._moved_statement(body, i) for i, _ in self.before.get(index, [])]
             if group:
                 # The consuming call's blank lines and comment now open the group of overrides.
@@ -138,9 +147,7 @@ class _Rewrite:
                 result.append(statement.with_changes(leading_lines=leading))
             for i, move in self.after.get(index, []):
                 assertion = cst.ensure_type(body[i], cst.SimpleStatementLine)  # a derived-mode assert
-                result.append(
-                    _assert_on(assertion, move.forward_batch).with_changes(leading_lines=_own_comments(body[i]))
-                )
+                result.append(_assert_on(assertion, move.forward_batch).with_changes(leading_lines=[]))
         return result
 
     def _moved_statement(self, body: Sequence[cst.BaseStatement], index: int) -> cst.SimpleStatementLine:

@@ -36,7 +36,15 @@ from mwbmigrate.analysis.version_gates import (
     string_value,
     uses_old_api,
 )
-from mwbmigrate.codemods.base import MigrationState, tidy_block_start
+from mwbmigrate.codemods.base import (
+    MigrationState,
+    deleted,
+    is_deleted,
+    kept_branch,
+    settle_block,
+    settle_module,
+    tidy_block_start,
+)
 from mwbmigrate.codemods.wild_shapes.facts import code, method_classes
 
 CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
@@ -161,14 +169,12 @@ def _handler_on_new_api(node: cst.Try) -> cst.ExceptHandler | None:
 
 
 def _as_statements(block: cst.BaseSuite, leading: Sequence[cst.EmptyLine]) -> list[cst.BaseStatement]:
-    if isinstance(block, cst.SimpleStatementSuite):
-        statements: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=block.body)]
-    else:
-        statements = list(block.body) if isinstance(block, cst.IndentedBlock) else []
-    if statements:
-        first = statements[0]
-        statements[0] = first.with_changes(leading_lines=[*leading, *getattr(first, "leading_lines", ())])
-    return statements
+    return kept_branch(leading, block) if block.body else []
+
+
+def _branch_leading(statement: cst.If, branch: cst.If | cst.Else) -> list[cst.EmptyLine]:
+    """The lines above the gate, then those above the `elif`/`else` that stays (about that branch)."""
+    return [*statement.leading_lines, *(branch.leading_lines if branch is not statement else ())]
 
 
 class _TidyBlocks(cst.CSTTransformer):
@@ -178,12 +184,12 @@ class _TidyBlocks(cst.CSTTransformer):
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
     ) -> cst.IndentedBlock:
-        if original_node.body and not updated_node.body:
-            return updated_node.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
-        return updated_node.with_changes(body=tidy_block_start(original_node.body, updated_node.body))
+        block = settle_block(original_node, updated_node)  # hands deleted statements' comments on
+        return block.with_changes(body=tidy_block_start(original_node.body, block.body))
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        return updated_node.with_changes(body=tidy_block_start(original_node.body, updated_node.body))
+        module = settle_module(updated_node)
+        return module.with_changes(body=tidy_block_start(original_node.body, module.body))
 
 
 class _CollapseTests(_TidyBlocks):
@@ -264,12 +270,12 @@ class _CollapseTests(_TidyBlocks):
                 if first:
                     return updated_node
                 # The branches before were false on 0.5.13: the chain starts here.
-                return branch.with_changes(leading_lines=updated_node.leading_lines)
+                return branch.with_changes(leading_lines=_branch_leading(updated_node, branch))
             if value:
                 return (
-                    cst.FlattenSentinel(_as_statements(branch.body, updated_node.leading_lines))
+                    cst.FlattenSentinel(_as_statements(branch.body, _branch_leading(updated_node, branch)))
                     if _has_statements(branch.body)
-                    else cst.RemoveFromParent()
+                    else deleted(updated_node)
                 )
             branch, first = branch.orelse, False
             if isinstance(branch, cst.If):
@@ -277,8 +283,8 @@ class _CollapseTests(_TidyBlocks):
                     return updated_node  # (never: the updated chain runs in step with the original)
                 original = original.orelse
         if isinstance(branch, cst.Else) and _has_statements(branch.body):
-            return cst.FlattenSentinel(_as_statements(branch.body, updated_node.leading_lines))
-        return cst.RemoveFromParent()
+            return cst.FlattenSentinel(_as_statements(branch.body, _branch_leading(updated_node, branch)))
+        return deleted(updated_node)  # no branch runs on 0.5.13: the comments above the gate stay
 
     def _environment_side(self, node: cst.If) -> bool | None:
         """Which side of an environment or version switch is the new API: the one that does not
@@ -330,17 +336,18 @@ class _CollapseImports(_TidyBlocks):
         if names is None:
             return updated_node
         kept: list[cst.BaseStatement] = []
-        for line in _as_statements(handler.body, ()):
-            if isinstance(line, cst.SimpleStatementLine):
+        for line in _as_statements(handler.body, handler.leading_lines):
+            if isinstance(line, cst.SimpleStatementLine) and not is_deleted(line):
                 body = [s for s in line.body if not _binds_only(s, names)]
                 if not body:
+                    kept.append(deleted(line))  # `ModelWorkerBatch = None`: its comments stay
                     continue
                 line = line.with_changes(body=[*body[:-1], body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
             kept.append(line)
         if original_node.finalbody is not None:
             kept += _as_statements(original_node.finalbody.body, ())
-        if not kept:
-            return cst.RemoveFromParent()
+        if all(is_deleted(s) for s in kept):
+            return deleted(updated_node)  # nothing of it runs on 0.5.13: it goes whole
         kept[0] = kept[0].with_changes(
             leading_lines=[*updated_node.leading_lines, *getattr(kept[0], "leading_lines", ())]
         )
@@ -417,7 +424,7 @@ class _DropDeadFlags(_TidyBlocks):
             scope, "_nonlocal_names", ()
         ):
             return updated_node
-        return cst.RemoveFromParent()
+        return deleted(updated_node)
 
 
 def is_flag_definition(statement: cst.CSTNode) -> bool:
