@@ -144,7 +144,7 @@ _CODES = (
         """
         def _step(self, batch):
             batch.capture_hidden_mode = CaptureHiddenMode.LAST  # mwbmigrate: MWB103 `capture_hidden_mode` override is not consumed by a forward in this function; …
-            return self.prepare(batch)
+            return self.prepare(batch)  # mwbmigrate: MWB142 `mwb` is handed to `prepare()`, which may keep it: …
         """,
         """Set the override right before the call that consumes it (in the function that calls
         `ForwardBatch.init_new` / `forward_batch_generation`), and set it again before each further
@@ -406,7 +406,7 @@ _CODES = (
         """
         def _step(self, batch):
             batch.capture_hidden_mode = CaptureHiddenMode.LAST  # mwbmigrate: MWB116 `capture_hidden_mode` override not moved next to its consuming call: the batch is handed to a call in between, …
-            self.log(batch)
+            self.log(batch)  # mwbmigrate: MWB142 `mwb` is handed to `log()`, which may keep it: …
             return self.worker.forward_batch_generation(batch)
         """,
         """Check the statements in between (the marker names the hazard). If none of them reads or
@@ -791,7 +791,7 @@ _CODES = (
         """
         def _step(self, batch):
             batch.capture_hidden_mode = CaptureHiddenMode.LAST  # mwbmigrate: MWB116 `capture_hidden_mode` override not moved next to its consuming call: …  # mwbmigrate: MWB138 `capture_hidden_mode` kept: 0.5.16 has no such ScheduleBatch field; …
-            self.log(batch)
+            self.log(batch)  # mwbmigrate: MWB142 `mwb` is handed to `log()`, which may keep it: …
             return self.worker.forward_batch_generation(batch)
         """,
         """Pass the value as the consuming call's keyword (`capture_hidden_mode=M`,
@@ -845,8 +845,10 @@ _CODES = (
         "MWB141",
         "a call that may change the batch runs before a use of the former snapshot",
         """`get_model_worker_batch()` was dropped and its name now reads the live batch, but between the
-        two a call receives the batch (or a method of it runs) and may change it: the snapshot would
-        not have seen that change, the live batch does. The marker is on the call.""",
+        two a call receives the batch (or a method of it runs, or a method of its owner `self`), or
+        the function suspends (`await`, `yield`, `async with`, `async for`), and the batch may change:
+        the snapshot would not have seen that change, the live batch does. The marker is on the call.
+        Silence needs proof: README, "When a rewrite stays unmarked", rules 1 and 2.""",
         """
         def _step(self, batch):
             mwb = batch.get_model_worker_batch()
@@ -865,8 +867,11 @@ _CODES = (
     _code(
         "MWB142",
         "the former snapshot is kept beyond its statement: it is the live batch now",
-        """The name that held the snapshot is stored, appended, returned or captured, so something keeps
-        it; it now keeps the live `ScheduleBatch`, whose later changes show through it.""",
+        """The name that held the snapshot (or an inline `get_model_worker_batch()`) is stored, appended,
+        returned, captured, or handed to a call that may keep it (`functools.partial`, a constructor,
+        any function that is neither SGLang's consumer nor a helper of the module proven to keep
+        nothing); it now keeps the live `ScheduleBatch`, whose later changes show through it.
+        Silence needs proof: README, "When a rewrite stays unmarked", rules 3 and 4.""",
         """
         def _step(self, batch):
             mwb = batch.get_model_worker_batch()

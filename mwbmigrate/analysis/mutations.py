@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 from typing import TypeGuard
 
 import libcst as cst
-from libcst.metadata import Assignment, Scope
+from libcst.metadata import Assignment, ClassScope, Scope
 
+from mwbmigrate.analysis.callee_summaries import CONSUMERS, HELPER_DEPTH, CalleeSummaries
 from mwbmigrate.analysis.calls import callee_name
 from mwbmigrate.analysis.old_api import (
     OLD_METHOD,
@@ -510,6 +511,10 @@ class _UnitScan(cst.CSTVisitor):
                     flow.escape(name.value, self.statement, "put in a container")
                 elif callee in ("isinstance", "type", "id") and flow.is_builtin(parent.func):
                     return
+                elif isinstance(child, cst.Arg):
+                    why = flow.call_keeps(parent, child)
+                    if why is not None:
+                        flow.escape(name.value, self.statement, why)
                 self.uses.append((name.value, CONSUMED_WHOLE if callee in CONSUMING_CALLS else WHOLE_OBJECT, None))
                 return
             if isinstance(parent, cst.Comparison):
@@ -565,13 +570,23 @@ def _join(*states: State | None) -> State | None:
 
 
 class _SnapshotFlow:
-    def __init__(self, function: cst.FunctionDef, scope: Scope, receiver: str, snapshot_names: set[str]) -> None:
+    def __init__(
+        self,
+        function: cst.FunctionDef,
+        scope: Scope,
+        receiver: str,
+        snapshot_names: set[str],
+        summaries: CalleeSummaries | None,
+    ) -> None:
         self.function = function
         self.scope = scope
         self.receiver = receiver
         self.snapshot_names = snapshot_names
+        self.summaries = summaries
         self.report = SnapshotReport()
         self.holders = _Holders(function.body, receiver, snapshot_names)
+        self.owners = _owners(function, scope, receiver, self.holders.live)
+        self.back_references = _components_built_with_owner(scope) if self.owners else frozenset()
         self.snapshot_loads = _Identity(
             reference.node
             for name in snapshot_names
@@ -603,6 +618,16 @@ class _SnapshotFlow:
             and value.func.value.value == self.receiver
         )
 
+    def call_keeps(self, call: cst.Call, argument: cst.Arg) -> str | None:
+        """None when the call provably keeps nothing of the snapshot it is handed (analysis.callee_summaries)."""
+        if self.summaries is None:
+            return (
+                None
+                if callee_name(call) in CONSUMERS
+                else f"handed to `{callee_name(call) or 'a call'}()`, which may keep it"
+            )
+        return self.summaries.call_keeps(self.scope, call, argument, True, HELPER_DEPTH)
+
     def is_builtin(self, func: cst.BaseExpression) -> TypeGuard[cst.Name]:
         if not isinstance(func, cst.Name):
             return False
@@ -613,6 +638,8 @@ class _SnapshotFlow:
     ) -> Mutation | None:
         root, first, _ = _root(target)
         if root in self.holders.live:
+            if first == "__dict__":
+                return Mutation(statement, f"`{root}.__dict__` is {verb} through", frozenset({ANY_FIELD}), True)
             if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
                 field_name = target.attr.value  # `first`, for an attribute straight on the name
                 return Mutation(statement, f"`{root}.{field_name}` is {verb}", frozenset({field_name}), True)
@@ -664,6 +691,13 @@ class _SnapshotFlow:
                 return Mutation(
                     statement, f"a method on an item of `{root}` may change the batch", frozenset({ANY_FIELD}), False
                 )
+            if root in live and first == "__dict__":
+                return Mutation(
+                    statement,
+                    f"`{root}.__dict__.{func.attr.value}()` may change any field",
+                    frozenset({ANY_FIELD}),
+                    False,
+                )
             roots = self.holders.deep_roots_in(obj)
             if roots:
                 shown = " / ".join(f"`{r}`" for r in sorted(roots))
@@ -676,6 +710,14 @@ class _SnapshotFlow:
         if pure:
             return None
         callee = callee_name(call) or "a call"
+        owner = self.owner_reached(call)
+        if owner is not None:
+            return Mutation(
+                statement,
+                f"`{callee}()` is handed `{owner}`, which holds `{self.receiver}`, and may change it",
+                frozenset({ANY_FIELD}),
+                False,
+            )
         for argument in call.args:
             value = argument.value
             names, _ = _transparent_names(value)
@@ -699,6 +741,30 @@ class _SnapshotFlow:
                 frozenset({ANY_FIELD}),
                 False,
             )
+        return None
+
+    def owner_reached(self, call: cst.Call) -> str | None:
+        """The owner of the batch (`self` of `self.running_batch`) through which a call may change it.
+
+        The call reaches it when handed the owner itself, when it is a method of the owner
+        (`self.update_running_batch()`) that is not provably quiet, or when it is a method of a
+        component built with the owner (`self.policy = Policy(self)`; `self.policy.advance()`).
+        SGLang's consumers are trusted (analysis.callee_summaries); a component that was never
+        handed its owner is assumed not to reach back into the batch the owner holds."""
+        if not self.owners or callee_name(call) in CONSUMERS:
+            return None
+        for argument in call.args:
+            if isinstance(argument.value, cst.Name) and argument.value.value in self.owners:
+                return argument.value.value
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return None
+        if isinstance(func.value, cst.Name) and func.value.value in self.owners:
+            quiet = self.summaries is not None and self.summaries.changes_nothing(self.scope, call)
+            return None if quiet else func.value.value
+        root, first, _ = _root(func.value)
+        if root in self.owners and first in self.back_references:
+            return root
         return None
 
     def suspension(self, statement: cst.CSTNode, keyword: str) -> Mutation:
@@ -735,7 +801,8 @@ class _SnapshotFlow:
             tries.append(state)
         state = self._apply(state, [*extra, *scan.calls])
         for name, observed, read in scan.uses:
-            for mutation in state.get(name, ()):
+            # Sorted: a frozenset's order follows ids, and findings must come out in one order.
+            for mutation in sorted(state.get(name, ()), key=lambda found: found.description):
                 if REBOUND in mutation.effects or ANY_FIELD in mutation.effects or mutation.effects & observed:
                     self._hazards.setdefault((name, id(statement), mutation), Hazard(name, statement, mutation, read))
         state = dict(self._apply(state, scan.writes))
@@ -805,11 +872,12 @@ class _SnapshotFlow:
             entry = _UnitScan(self, statement)
             for item in statement.items:
                 item.visit(entry)
+            suspends = [self.suspension(statement, "async with")] if statement.asynchronous else []
             for item in statement.items:
-                state = self._unit(item, statement, state)
+                state = self._unit(item, statement, state, suspends)
             state = self._body(statement.body, state, statement)
             # The context manager's exit runs what its entry was handed, once more.
-            return self._apply(state, entry.calls) if state is not None else None
+            return self._apply(state, [*entry.calls, *suspends]) if state is not None else None
         if isinstance(statement, (cst.Try, cst.TryStar)):
             return self._try(statement, state)
         if isinstance(statement, cst.Match):
@@ -829,7 +897,12 @@ class _SnapshotFlow:
         head = state
         for _ in range(50):  # the lattice is finite; this bounds pathological nesting
             self._loops.append(([], []))
-            entered = self._unit(header, statement, head)
+            suspends = (
+                [self.suspension(statement, "async for")]
+                if isinstance(statement, cst.For) and statement.asynchronous
+                else []
+            )
+            entered = self._unit(header, statement, head, suspends)
             out = self._body(statement.body, entered, statement)
             breaks, continues = self._loops.pop()
             new_head = _join(state, out, *continues)
@@ -896,7 +969,68 @@ def _closure_sees(body: cst.CSTNode, names: set[str]) -> bool:
     return finder.found
 
 
-def snapshot_report(function: cst.FunctionDef, scope: Scope, receiver: str, snapshot_names: set[str]) -> SnapshotReport:
+def _owners(function: cst.FunctionDef, scope: Scope, receiver: str, live: set[str]) -> frozenset[str]:
+    """Names through which a call can reach the batch without being handed it.
+
+    The batch bound from an attribute (`batch = self.running_batch`) is reachable from its root
+    (`self`): a method of `self` may change it. A batch that is a parameter of a method may be held
+    by `self` too (the scheduler's `self.cur_batch`), so `self` is its owner as well."""
+    owners: set[str] = set()
+    for names, value in _binding_pairs(function.body):
+        if any(name.value in live for name in names) and isinstance(value, (cst.Attribute, cst.Subscript)):
+            root = _root(value)[0]
+            if root is not None and root not in live:
+                owners.add(root)
+    params = [*function.params.posonly_params, *function.params.params]
+    is_parameter = any(param.name.value == receiver for param in [*params, *function.params.kwonly_params])
+    if is_parameter and params and params[0].name.value in ("self", "cls") and isinstance(scope.parent, ClassScope):
+        owners.add(params[0].name.value)
+    return frozenset(owners)
+
+
+def _components_built_with_owner(scope: Scope) -> frozenset[str]:
+    """Attributes of the enclosing class's instances set from a call that was handed `self`
+    (`self.policy = Policy(self)`): such a component can reach whatever its owner holds."""
+    parent = scope.parent
+    if not isinstance(parent, ClassScope) or not isinstance(parent.node, cst.ClassDef):
+        return frozenset()
+    found: set[str] = set()
+    for names, value in _attribute_bindings(parent.node):
+        if isinstance(value, cst.Call) and any(
+            isinstance(a.value, cst.Name) and a.value.value in ("self", "cls") for a in value.args
+        ):
+            found.update(names)
+    return frozenset(found)
+
+
+def _attribute_bindings(owner: cst.ClassDef) -> list[tuple[list[str], cst.BaseExpression]]:
+    class _Finder(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.found: list[tuple[list[str], cst.BaseExpression]] = []
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            names = [
+                t.target.attr.value
+                for t in node.targets
+                if isinstance(t.target, cst.Attribute)
+                and isinstance(t.target.value, cst.Name)
+                and t.target.value.value in ("self", "cls")
+            ]
+            if names:
+                self.found.append((names, node.value))
+
+    finder = _Finder()
+    owner.visit(finder)
+    return finder.found
+
+
+def snapshot_report(
+    function: cst.FunctionDef,
+    scope: Scope,
+    receiver: str,
+    snapshot_names: set[str],
+    summaries: CalleeSummaries | None = None,
+) -> SnapshotReport:
     """Hazards (a change of the batch that may precede a use of a snapshot name), escapes of the
     snapshot, and `del` of a snapshot name, for the names bound from `receiver.get_model_worker_batch()`."""
-    return _SnapshotFlow(function, scope, receiver, snapshot_names).run()
+    return _SnapshotFlow(function, scope, receiver, snapshot_names, summaries).run()

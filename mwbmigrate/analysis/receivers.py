@@ -14,6 +14,7 @@ import libcst as cst
 from libcst import MetadataDependent
 from libcst.metadata import Assignment, Scope, ScopeProvider
 
+from mwbmigrate.analysis.callee_summaries import CalleeSummaries
 from mwbmigrate.analysis.mutations import REBOUND, Hazard, snapshot_report
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
 
@@ -171,9 +172,10 @@ def analyse_function(
                 candidates.pop(name, None)
                 break
 
+    summaries = CalleeSummaries(lambda node: codemod.get_metadata(ScopeProvider, node, None))
     for receiver in sorted(set(candidates.values())):
         names = {name for name, r in candidates.items() if r == receiver}
-        _judge_snapshots(facts, function, scope, receiver, names, candidates, assigns_by_name)
+        _judge_snapshots(summaries, facts, function, scope, receiver, names, candidates, assigns_by_name)
 
     facts.aliases = candidates
     for name in candidates:
@@ -209,6 +211,7 @@ def _alias_refusal(
 
 
 def _judge_snapshots(
+    summaries: CalleeSummaries,
     facts: FunctionFacts,
     function: cst.FunctionDef,
     scope: Scope,
@@ -223,7 +226,7 @@ def _judge_snapshots(
     snapshot that outlives its statement is rewritten and marked where it escapes (MWB142).
 
     Names joined by `x = y` are one snapshot: they are kept or rewritten together."""
-    report = snapshot_report(function, scope, receiver, names)
+    report = snapshot_report(function, scope, receiver, names, summaries)
     groups = _alias_groups(names, assigns_by_name)
     refused: dict[frozenset[str], str] = {}
     for name, _statement in report.deleted:

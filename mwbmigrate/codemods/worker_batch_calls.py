@@ -21,13 +21,20 @@ Also refused (MWB101) when the call takes arguments it never had.
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 from libcst.codemod import CodemodContext
 from libcst.metadata import ScopeProvider
 
+from mwbmigrate.analysis.callee_summaries import HELPER_DEPTH, CalleeSummaries
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
 from mwbmigrate.analysis.receivers import old_method_call, override_argument
-from mwbmigrate.codemods._shared import PASS_LINE, bound_name, function_facts, receivers_with_own_method
-from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, NodeSet, tidy_block_start
+from mwbmigrate.codemods._shared import bound_name, function_facts, receivers_with_own_method
+from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, NodeSet, deleted, is_deleted, settle_block
+
+
+def _may_run_code(expression: cst.BaseExpression) -> bool:
+    """Whether evaluating `expression` can run code of the program (a call, `await`, `yield`, `:=`)."""
+    return bool(m.findall(expression, m.Call() | m.Await() | m.Yield() | m.NamedExpr() | m.Lambda()))
 
 
 def _accessor_only(test: cst.BaseExpression) -> bool:
@@ -69,6 +76,7 @@ class DropWorkerBatchCalls(MigrationCodemod):
         self._own_method_receivers: list[set[str]] = []
         # Reads of a name whose get_model_worker_batch() was kept: each line is marked.
         self._refused_uses: dict[cst.Name, str] = {}
+        self._summaries = CalleeSummaries(lambda node: self.get_metadata(ScopeProvider, node, None))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._function_depth += 1
@@ -129,7 +137,42 @@ class DropWorkerBatchCalls(MigrationCodemod):
                     f"inline `{OLD_METHOD}({OVERRIDE_ARGUMENT}=...)` kept: hoist the override by hand",
                 )
             return updated_node
+        why = self._inline_snapshot_outlives(original_node)
+        if why is not None:
+            self.review(
+                original_node,
+                "MWB142",
+                f"the inline `{OLD_METHOD}()` {why}: it was a snapshot, now it is the live batch",
+            )
         return receiver
+
+    def _inline_snapshot_outlives(self, call: cst.Call) -> str | None:
+        """None when the inline snapshot provably lives only as long as its statement: it is handed
+        straight to a call that keeps nothing (analysis.callee_summaries), and nothing that the
+        statement evaluates after it can change the batch. Else why not."""
+        argument = self.parent(call)
+        if isinstance(argument, cst.Element) and isinstance(self.parent(argument), (cst.Tuple, cst.List)):
+            return (
+                None
+                if isinstance(self.parent(self.parent(argument) or argument), cst.Assign)
+                else "is put in a container"
+            )
+        if not isinstance(argument, cst.Arg):
+            return "is not handed straight to a forward"
+        consumer = self.parent(argument)
+        scope = self.get_metadata(ScopeProvider, call, None)
+        if not isinstance(consumer, cst.Call) or scope is None:
+            return "is not handed straight to a forward"
+        kept = self._summaries.call_keeps(scope, consumer, argument, True, HELPER_DEPTH)
+        if kept is not None:
+            return f"is {kept}"
+        holder = self.parent(consumer)
+        if not isinstance(holder, (cst.Expr, cst.Return, cst.Assign, cst.AnnAssign)) or holder.value is not consumer:
+            return "is in an expression whose value is not followed"
+        later = consumer.args[consumer.args.index(argument) + 1 :]
+        if any(_may_run_code(other.value) for other in later):
+            return "is taken before a later argument that may change the batch"
+        return None
 
     def leave_SimpleStatementLine(
         self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
@@ -140,19 +183,17 @@ class DropWorkerBatchCalls(MigrationCodemod):
         call = old_method_call(cst.ensure_type(updated_node.body[0], cst.Assign).value)  # a binding `name = ...`
         value = override_argument(call) if call is not None else None
         if value is None:
-            return cst.RemoveFromParent()
+            return deleted(updated_node)  # its comments, usually about the forward that follows, stay
         # The override becomes a one-shot field on the batch, consumed by the next ForwardBatch.init_new.
         target = cst.Attribute(value=cst.Name(receiver), attr=cst.Name(OVERRIDE_ARGUMENT))
         return updated_node.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(target)], value=value)])
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.BaseSuite:
-        if updated_node.body or not original_node.body:
-            if len(updated_node.body) != len(original_node.body):
-                return updated_node.with_changes(body=tidy_block_start(original_node.body, updated_node.body))
-            return updated_node
-        filled = updated_node.with_changes(body=[PASS_LINE])
-        self._emptied.add(filled)
-        return filled
+        emptied = bool(original_node.body) and all(is_deleted(s) for s in updated_node.body)
+        settled = settle_block(original_node, updated_node)
+        if emptied:
+            self._emptied.add(settled)  # a `pass`, under the deleted statements' comments if any
+        return settled
 
     def leave_If(
         self, original_node: cst.If, updated_node: cst.If

@@ -34,10 +34,11 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from mwbmigrate.analysis.callee_summaries import ELIDED_BODY_PREFIX
 from mwbmigrate.engine.source import source_lines
 
-PLACEHOLDER = "__mwbmigrate_elided_{}__"
-_PLACEHOLDER_WORD = "__mwbmigrate_elided_"
+_PLACEHOLDER_WORD = ELIDED_BODY_PREFIX  # the codemods' helper summaries recognise it too
+PLACEHOLDER = _PLACEHOLDER_WORD + "{}__"
 _BINDS_MODULE_NAMES = ("global", "nonlocal", "globals")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -101,8 +102,9 @@ def elide(text: str, triggers: Iterable[str]) -> Elision | None:
         return None
     trigger_words = tuple(dict.fromkeys(triggers))
     tainted = _names_holding_old_api(tree, lines, trigger_words)
-    spans: list[tuple[int, int, str]] = []  # (first body line, last body line, indent), 1-based
-    _collect(tree.body, lines, trigger_words, tainted, spans)
+    named: list[tuple[str, tuple[int, int, str]]] = []  # (function name, (first body line, last, indent)), 1-based
+    _collect(tree.body, lines, trigger_words, tainted, named)
+    spans = _spans_of_uncalled(named, lines)
     if not spans:
         return None
     out: list[str] = []
@@ -210,7 +212,7 @@ def _collect(
     lines: Sequence[str],
     triggers: Sequence[str],
     tainted: frozenset[str],
-    spans: list[tuple[int, int, str]],
+    spans: list[tuple[str, tuple[int, int, str]]],
 ) -> None:
     for node in body:
         if isinstance(node, ast.ClassDef):
@@ -227,7 +229,38 @@ def _collect(
         elif isinstance(node, _FUNCTIONS):
             span = _elidable_body(node, lines, triggers, tainted)
             if span is not None:
-                spans.append(span)
+                spans.append((node.name, span))
+
+
+_CALLED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+_DEFINED = re.compile(r"\b(?:def|class)\s+[A-Za-z_][A-Za-z0-9_]*")  # a header names, it does not call
+
+
+def _called_names(text: str) -> set[str]:
+    return set(_CALLED.findall(_DEFINED.sub(" ", text)))
+
+
+def _spans_of_uncalled(
+    named: Sequence[tuple[str, tuple[int, int, str]]], lines: Sequence[str]
+) -> list[tuple[int, int, str]]:
+    """The bodies to leave out, less those of functions a kept body calls, to a fixpoint: a codemod
+    follows a call that hands on the old object into its callee (analysis.callee_summaries)."""
+    elided = {index for index in range(len(named))}
+    inside = [False] * (len(lines) + 2)
+    for _, (first, last, _indent) in named:
+        for number in range(first, last + 1):
+            inside[number] = True
+    kept_text = "".join(line for number, line in enumerate(lines, 1) if not inside[number])
+    called = _called_names(kept_text)
+    while True:
+        now_kept = {index for index in elided if named[index][0] in called}
+        if not now_kept:
+            break
+        elided -= now_kept
+        for index in now_kept:
+            first, last, _indent = named[index][1]
+            called.update(_called_names(_segment(lines, first, last)))
+    return [named[index][1] for index in sorted(elided)]
 
 
 def _elidable_body(

@@ -24,7 +24,14 @@ from mwbmigrate.codemods.findings import FindingStore, PassFindings, RenderFindi
 from mwbmigrate.codemods.wild_shapes import ReportWildShapes, collapse_version_gates, imports_foreign_old_class
 from mwbmigrate.engine.code_view import code_view, triggered
 from mwbmigrate.engine.elision import elide, restored_line
-from mwbmigrate.engine.source import DecodedSource, UnreadableSource, decode_source, source_line_texts
+from mwbmigrate.engine.source import (
+    DecodedSource,
+    UnreadableFile,
+    UnreadableSource,
+    decode_source,
+    read_regular_file,
+    source_line_texts,
+)
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 
 _CR_ONLY = re.compile(r"\r(?!\n)")
@@ -359,10 +366,12 @@ def transform_file(
                 return failed("broken symbolic link")
             if path.is_dir():
                 return failed("is a directory")
-            data = path.read_bytes()
+            data = read_regular_file(path)
         if source_text is None and not PREFILTER_BYTES.search(data):
             return FileResult(str(path), display_path, FileStatus.SKIPPED)
         decoded = decode_source(data)
+    except UnreadableFile as error:
+        return failed(str(error))
     except PermissionError:
         return failed("permission denied")
     except UnreadableSource as error:

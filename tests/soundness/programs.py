@@ -1,11 +1,16 @@
 """A Hypothesis strategy for small programs that use the old API in the ways real code does.
 
-A program is a `main()` that takes a snapshot (`get_model_worker_batch()`, with or without the
-override) and then runs a random sequence of pieces: uses of the snapshot (forwards, field reads,
-keyword calls, isinstance tests), mutations of the batch of every kind (attribute writes, method
-calls, calls that take the batch, writes through an alias, tuple targets, `setattr`, in-place element
-writes), writes to the snapshot, escapes into containers, aliases, and nested scopes that bind
-`batch`, inside loops and branches.
+A program is a `main()` (or an `async` one run by `asyncio.run`) that takes a snapshot
+(`get_model_worker_batch()`, with or without the override, of a batch made here or read from an
+owner, `sched.running_batch`) and then runs a random sequence of pieces: uses of the snapshot
+(forwards, field reads, keyword calls, isinstance tests, reflection on its type and fields, helpers
+that read overrides), inline snapshots in every expression position (arguments, containers,
+comprehensions, defaults, `:=`, lambdas), mutations of the batch of every kind (attribute writes,
+method calls, calls that take the batch, writes through an alias, tuple targets, `setattr`,
+`__dict__`, in-place element writes, a method of its owner, an object built with it, suspension at
+`await`, `async with` and `async for` while another task decodes it), writes to the snapshot, escapes
+into containers, calls that keep their argument (`functools.partial`, a constructor, a helper that
+stores it), aliases, and nested scopes that bind `batch`, inside loops and branches.
 """
 
 from __future__ import annotations
@@ -13,6 +18,9 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 PRELUDE = """\
+import asyncio
+import functools
+
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch, ForwardMode
@@ -46,6 +54,61 @@ def _late_reader(model_worker_batch, batch):
     return model_worker_batch.seq_lens
 
 
+def _cpu_reader(snapshot):
+    return snapshot.seq_lens_cpu
+
+
+_HELD = []
+_LIVE = []
+
+
+def _hold(snapshot):
+    _HELD.append(snapshot)
+
+
+class _Record:
+    def __init__(self, held, step=0):
+        self.held = held
+        self.step = step
+
+
+class _Sched:
+    def __init__(self, batch):
+        self.running_batch = batch
+
+    def update_running_batch(self):
+        self.running_batch.prepare_for_decode()
+
+
+class _Stepper:
+    def __init__(self, batch):
+        self.batch = batch
+
+    def step(self):
+        self.batch.seq_lens = [n + 1 for n in self.batch.seq_lens]
+
+
+class _Pause:
+    async def __aenter__(self):
+        await asyncio.sleep(0)
+        _LIVE[0].prepare_for_decode()
+
+    async def __aexit__(self, *exc):
+        return False
+
+
+async def _ticks():
+    for _ in range(1):
+        await asyncio.sleep(0)
+        _LIVE[0].seq_lens = [n + 2 for n in _LIVE[0].seq_lens]
+        yield 0
+
+
+async def _nap():
+    await asyncio.sleep(0)
+    _LIVE[0].forward_mode = ForwardMode.DECODE
+
+
 """
 
 SNAPSHOT_NAMES = ("model_worker_batch", "mwb", "worker_batch")
@@ -68,6 +131,25 @@ USES = (
     "_forward_it(worker, {s})",
     'record("pairs", _pair_up({s}, others))',
     'record("late", _late_reader({s}, batch))',
+    'record("cpu via helper", _cpu_reader({s}))',
+    'record("type name", type({s}).__name__)',
+    'record("class name", {s}.__class__.__name__ == "ModelWorkerBatch")',
+    'record("has old field", hasattr({s}, "extend_seq_lens"))',
+    'record("old field by name", getattr({s}, "lora_ids", None))',
+    'record("field by computed name", getattr({s}, "_".join(["seq", "lens"])))',
+)
+# Inline snapshots: `{b}` is the batch; each stands where a snapshot's value may outlive its statement.
+INLINE = (
+    "worker.forward_batch_generation({b}.get_model_worker_batch())",
+    "ForwardBatch.init_new({b}.get_model_worker_batch(), None)",
+    "kept.append({b}.get_model_worker_batch())",
+    "deferred.append(functools.partial(worker.forward_batch_generation, {b}.get_model_worker_batch()))",
+    "records.append(_Record({b}.get_model_worker_batch()))",
+    "holder['inline'] = [{b}.get_model_worker_batch() for _ in range(1)]",
+    "deferred.append(lambda m={b}.get_model_worker_batch(): worker.forward_batch_generation(m))",
+    "if (walrus := {b}.get_model_worker_batch()) is not None:\n{i}    kept.append(walrus)",
+    "_hold({b}.get_model_worker_batch())",
+    "worker.forward_batch_generation({b}.get_model_worker_batch(), skip_sample=_grow({b}) is None)",
 )
 
 MUTATIONS = (
@@ -82,6 +164,14 @@ MUTATIONS = (
     "batch.seq_lens[0] = 42",
     "batch.extend_lens = [1, 1]",
     "batch = others[1]",
+    "batch.__dict__.update(seq_lens=[3, 3])",
+    "sched.update_running_batch()",
+    "stepper.step()",
+)
+ASYNC_MUTATIONS = (
+    "await _nap()",
+    "async with _Pause():\n{i}    pass",
+    "async for _ in _ticks():\n{i}    pass",
 )
 
 SNAPSHOT_WRITES = (
@@ -95,6 +185,9 @@ ESCAPES = (
     "kept.append({s})",
     "holder['x'] = {s}",
     "second = {s}",
+    "deferred.append(functools.partial(worker.forward_batch_generation, {s}))",
+    "records.append(_Record({s}, 1))",
+    "_hold({s})",
 )
 
 OTHERS = (
@@ -104,22 +197,32 @@ OTHERS = (
 
 
 @st.composite
-def statement(draw: st.DrawFn, snapshot: str, depth: int, indent: str) -> str:
-    kinds = ["use", "use", "mutation", "write", "escape", "other"]
+def statement(draw: st.DrawFn, snapshot: str, depth: int, indent: str, is_async: bool = False) -> str:
+    kinds = ["use", "use", "mutation", "write", "escape", "other", "inline"]
+    if is_async:
+        kinds.append("suspend")
     if depth < 2:
         kinds += ["loop", "branch"]
     kind = draw(st.sampled_from(kinds))
     if kind in ("loop", "branch"):
         inner = indent + "    "
-        body = draw(st.lists(statement(snapshot, depth + 1, inner), min_size=1, max_size=3))
+        body = draw(st.lists(statement(snapshot, depth + 1, inner, is_async), min_size=1, max_size=3))
         block = "\n".join(inner + line for line in body)
         if kind == "loop":
             return f"for _step in range(2):\n{block}"
-        other = draw(st.lists(statement(snapshot, depth + 1, inner), min_size=1, max_size=2))
+        other = draw(st.lists(statement(snapshot, depth + 1, inner, is_async), min_size=1, max_size=2))
         flag = draw(st.sampled_from(["flag", "not flag"]))
         return f"if {flag}:\n{block}\n{indent}else:\n" + "\n".join(inner + line for line in other)
-    table = {"use": USES, "mutation": MUTATIONS, "write": SNAPSHOT_WRITES, "escape": ESCAPES, "other": OTHERS}[kind]
-    return draw(st.sampled_from(table)).format(s=snapshot, i=indent)
+    table = {
+        "use": USES,
+        "mutation": MUTATIONS,
+        "write": SNAPSHOT_WRITES,
+        "escape": ESCAPES,
+        "other": OTHERS,
+        "inline": INLINE,
+        "suspend": ASYNC_MUTATIONS,
+    }[kind]
+    return draw(st.sampled_from(table)).format(s=snapshot, i=indent, b="batch")
 
 
 @st.composite
@@ -127,22 +230,32 @@ def programs(draw: st.DrawFn) -> str:
     snapshot = draw(st.sampled_from(SNAPSHOT_NAMES))
     override = draw(st.sampled_from(["", "seq_lens_cpu_cache=[30, 40]"]))
     decode = draw(st.booleans())
+    is_async = draw(st.booleans())
+    from_owner = draw(st.booleans())
     indent = "    "
+    made = f"make_batch({'forward_mode=ForwardMode.DECODE' if decode else ''})"
     lines = [
-        "def main():",
+        "async def _amain():" if is_async else "def main():",
         f"    flag = {draw(st.booleans())}",
-        f"    batch = make_batch({'forward_mode=ForwardMode.DECODE' if decode else ''})",
+        f"    sched = _Sched({made})",
+        "    batch = sched.running_batch" if from_owner else f"    batch = {made}\n    sched.running_batch = batch",
+        "    _LIVE.append(batch)",
+        "    stepper = _Stepper(batch)",
         "    others = [make_batch(seq_lens=[5, 6]), make_batch(seq_lens=[7, 8])]",
         "    worker = TpModelWorker()",
-        "    kept, holder = [], {}",
+        "    kept, holder, deferred, records = [], {}, [], []",
         f"    {snapshot} = batch.get_model_worker_batch({override})",
     ]
-    body = draw(st.lists(statement(snapshot, 0, indent), min_size=1, max_size=5))
+    body = draw(st.lists(statement(snapshot, 0, indent, is_async), min_size=1, max_size=5))
     lines += [indent + line for line in body]
-    lines.append('    record("kept", (kept, holder))')
+    lines.append('    record("kept", (kept, holder, _HELD))')
+    lines.append('    record("deferred", [call() for call in deferred])')
+    lines.append('    record("records", [r.held for r in records])')
     ending = draw(
         st.sampled_from(["", f"    return {snapshot}", f"    return worker.forward_batch_generation({snapshot})"])
     )
     if ending:
         lines.append(ending)
+    if is_async:
+        lines += ["", "", "def main():", "    return asyncio.run(_amain())"]
     return PRELUDE + "\n".join(lines) + "\n"

@@ -65,7 +65,26 @@ class MissingAttributeReporter(ShapeReporter):
         ):
             return
         name = string_value(node.args[1].value)
-        if name:
+        callee = last_name(node.func)
+        if name is None:
+            self.review(
+                node,
+                "MWB137",
+                f"`{callee}()` of the old object with a computed name: it now reaches the live batch, whose fields are named differently",
+            )
+        elif name in RENAMED_FIELDS:
+            self.review(
+                node,
+                "MWB136",
+                f"`{callee}(..., {name!r})`: ScheduleBatch calls it `{RENAMED_FIELDS[name]}` (not gated on decode); a name in a string is not renamed",
+            )
+        elif name in FIELDS_COMPUTED_FROM_REQS:
+            self.review(
+                node,
+                "MWB136",
+                f"`{callee}(..., {name!r})`: ScheduleBatch has no `{name}`; it is computed from `reqs[i].{FIELDS_COMPUTED_FROM_REQS[name]}`",
+            )
+        else:
             self._check_field(node, name)
 
     def _check_field(self, node: cst.CSTNode, field: str) -> None:

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 import libcst as cst
 
 from mwbmigrate.analysis.calls import last_name
-from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_PARAMETER
-from mwbmigrate.analysis.version_gates import dotted
+from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS, OLD_PARAMETER
+from mwbmigrate.analysis.version_gates import dotted, string_value
 from mwbmigrate.codemods.wild_shapes.reporter import Handler, ShapeReporter
 
 
@@ -51,6 +51,13 @@ class RuntimeClassUseReporter(ShapeReporter):
             )
 
     def visit_attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value in ("__name__", "__qualname__") and self._class_of_old_object(node.value):
+            self.review(
+                node,
+                "MWB133",
+                f"the class name of the old object is read: it is `{NEW_CLASS}` now, a test on it takes another branch",
+            )
+            return
         # An attribute named `model_worker_batch` is an untracked holder (shape 8), whatever it is read from.
         if node.attr.value == OLD_PARAMETER or self.shapes.reads_old_object(node.value):
             return
@@ -59,7 +66,24 @@ class RuntimeClassUseReporter(ShapeReporter):
                 node, "MWB133", f"`{OLD_CLASS}.{node.attr.value}` read at run time: the class is gone in 0.5.13"
             )
 
+    def _class_of_old_object(self, node: cst.BaseExpression) -> bool:
+        """`type(mwb)` or `mwb.__class__`, where `mwb` holds the old object."""
+        if isinstance(node, cst.Call) and dotted(node.func) == "type" and len(node.args) == 1:
+            return self.shapes.reads_old_object(node.args[0].value)
+        return (
+            isinstance(node, cst.Attribute)
+            and node.attr.value == "__class__"
+            and self.shapes.reads_old_object(node.value)
+        )
+
     def visit_comparison(self, node: cst.Comparison) -> None:
+        if any(string_value(o) == OLD_CLASS for o in [node.left, *(c.comparator for c in node.comparisons)]):
+            self.review(
+                node,
+                "MWB133",
+                f"a class is compared with the name `{OLD_CLASS}`: the batch's class is `{NEW_CLASS}`, so the test changes",
+            )
+            return
         if not any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)) for c in node.comparisons):
             return
         operands = [node.left, *(c.comparator for c in node.comparisons)]

@@ -1,0 +1,15 @@
+# expect: reported MWB136
+"""hasattr on an old field decides the branch."""
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch, ForwardMode
+from sglang.standin import make_batch, record
+
+
+def main():
+    batch = make_batch()
+    mwb = batch.get_model_worker_batch()
+    if hasattr(mwb, "lora_ids"):
+        record("lora", True)
+    else:
+        record("lora", False)

@@ -1,0 +1,12 @@
+# expect: same
+"""`x.__class__ is ModelWorkerBatch`."""
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch, ForwardMode
+from sglang.standin import make_batch, record
+
+
+def main():
+    batch = make_batch()
+    mwb = batch.get_model_worker_batch()
+    record("kind", mwb.__class__ is ModelWorkerBatch)

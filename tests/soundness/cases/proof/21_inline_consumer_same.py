@@ -1,0 +1,12 @@
+# expect: same
+"""An inline snapshot straight into the forward is the batch at that point."""
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch, ForwardMode
+from sglang.standin import make_batch, record
+
+
+def main():
+    batch = make_batch()
+    worker = TpModelWorker()
+    return worker.forward_batch_generation(batch.get_model_worker_batch())
