@@ -27,7 +27,7 @@ from mwbmigrate.codemods import ALL_CODEMODS, codemod_by_key, dependents, split_
 from mwbmigrate.config import ConfigError, load_config, project_roots
 from mwbmigrate.engine.apply import dirty_files, write_result
 from mwbmigrate.engine.cache import ResultCache
-from mwbmigrate.engine.discovery import DiscoveryError, discover_source
+from mwbmigrate.engine.discovery import Discovery, DiscoveryError, discover, discover_source, root_problem
 from mwbmigrate.engine.formatting import Formatter, FormatterMissing, resolve_formatter
 from mwbmigrate.engine.runner import run_rewrite
 from mwbmigrate.engine.transform import NO_ELISION_ENV, TransformOptions
@@ -141,9 +141,25 @@ def _refuse_for_stdin(jobs: Optional[int], allow_dirty: bool, runtime: Optional[
         raise _fail("--jobs spreads files over processes; it cannot be used with `-` (stdin), one module")
 
 
+def _config_anchor(path: Path) -> Path:
+    """Where the configuration of `path` is looked up: the path itself, else, for a symbolic link
+    loop no resolution ends, the nearest folder above it that resolves (the loop is reported by
+    discovery, one line, like any file that cannot be read)."""
+    candidate = Path(os.path.abspath(path))
+    while candidate.parent != candidate:
+        try:
+            candidate.resolve()
+            return candidate
+        except (RuntimeError, OSError):  # RuntimeError before Python 3.13, OSError (ELOOP) from it on
+            candidate = candidate.parent
+    return candidate
+
+
 @app.command()
 def rewrite(
-    paths: List[Path] = typer.Argument(..., help="Files or folders to migrate.", show_default=False),
+    # readable=False: click's readability check would refuse the whole run for one unreadable file,
+    # with a usage error; discovery reports it ("permission denied") and processes the others.
+    paths: List[Path] = typer.Argument(..., help="Files or folders to migrate.", show_default=False, readable=False),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Write nothing; print a unified diff that `git apply` accepts."
     ),
@@ -215,9 +231,10 @@ def rewrite(
         raise _fail("`-` (stdin) cannot be combined with other paths")
     if from_stdin:
         _refuse_for_stdin(jobs, allow_dirty, runtime)
+    # The module on stdin gets the configuration of the file it stands for.
+    config_paths = [_config_anchor(p) for p in ([Path(stdin_filename)] if from_stdin else paths)]
     try:
-        # The module on stdin gets the configuration of the file it stands for.
-        config = load_config([Path(stdin_filename)] if from_stdin else paths)
+        config = load_config(config_paths)
     except ConfigError as error:
         raise _fail(str(error)) from error
     # Flags win over [tool.mwbmigrate]; list flags replace the configured list when given.
@@ -231,10 +248,7 @@ def rewrite(
     vendor_runtime = (
         runtime.value if runtime else config.runtime or RuntimeMode.import_.value
     ) == RuntimeMode.vendor.value
-    formatter = _formatter(
-        format_changed.value if format_changed else config.format_changed or "none",
-        [Path(stdin_filename)] if from_stdin else paths,
-    )
+    formatter = _formatter(format_changed.value if format_changed else config.format_changed or "none", config_paths)
     review_select = frozenset(k for k in select if k.startswith("MWB1")) or None
     options = TransformOptions(
         markers=markers,
@@ -248,7 +262,15 @@ def rewrite(
         elide=not os.environ.get(NO_ELISION_ENV),
     )
     stdin_data = sys.stdin.buffer.read() if from_stdin else None
-    discovery = discover_source(stdin_filename, stdin_data, include, exclude) if stdin_data is not None else None
+    discovery: Discovery
+    try:
+        # Here rather than in run_rewrite: the report lists the folders discovery skipped.
+        if stdin_data is not None:
+            discovery = discover_source(stdin_filename, stdin_data, include, exclude)
+        else:
+            discovery = discover(paths, include, exclude)
+    except DiscoveryError as error:
+        raise _fail(str(error)) from error
     console = _stderr()
     show_progress = not no_progress and not from_stdin and console.is_terminal
 
@@ -281,8 +303,6 @@ def rewrite(
             cache=None if no_cache else ResultCache.default(),
             formatter=formatter,
         )
-    except DiscoveryError as error:
-        raise _fail(str(error)) from error
     finally:
         for bar in bars:
             bar.stop()
@@ -321,9 +341,9 @@ def rewrite(
 
     mode = "dry-run" if dry_run else "check" if check else "write"
     if output_format is OutputFormat.json:
-        sys.stdout.write(render_json(summary, mode=mode))
+        sys.stdout.write(render_json(summary, mode=mode, skipped_folders=discovery.skipped_folders))
     elif output_format is OutputFormat.markdown:
-        sys.stdout.write(render_markdown(summary))
+        sys.stdout.write(render_markdown(summary, skipped_folders=discovery.skipped_folders))
     else:
         if dry_run:
             colour = sys.stdout.isatty()
@@ -337,7 +357,7 @@ def rewrite(
                 diff = vendored_diff(file)
                 sys.stdout.buffer.write((colourise(diff) if colour else diff).encode("utf-8", "surrogateescape"))
             sys.stdout.flush()
-        render_summary(summary, console, wrote=writing)
+        render_summary(summary, console, wrote=writing, skipped_folders=discovery.skipped_folders)
 
     if summary.failed or any(v.error for v in summary.vendored):
         raise typer.Exit(EXIT_ERROR)
@@ -362,6 +382,7 @@ def verify(
     path: Optional[Path] = typer.Argument(
         None,
         help="A migrated tree to check statically (and whose own implementations to test when it is an importable SGLang tree).",
+        readable=False,  # an unreadable file is the static check's to report, not a usage error
     ),
     gpu: GpuMode = typer.Option(
         GpuMode.auto,
@@ -374,12 +395,25 @@ def verify(
     allow_review_markers: bool = typer.Option(
         False, "--allow-review-markers", help="Remaining `# mwbmigrate:` markers are listed but do not fail."
     ),
+    against: Optional[str] = typer.Option(
+        None,
+        "--against",
+        help="Instead: check PATH statically against a real SGLang release (a version to download, a wheel or an unpacked folder); exit 1 on a mismatch.",
+    ),
 ) -> None:
     """Check a migrated tree and run the regression suite (exit 0 only when everything that ran passed)."""
     from mwbmigrate.verify.runner import run_verify
 
-    if path is not None and not path.exists():
-        raise _fail(f"{path}: no such file or folder")
+    # A folder or a regular file only, decided by os.stat: a FIFO would block the check, a link loop raise.
+    problem = None if path is None else root_problem(path)
+    if problem is not None:
+        raise _fail(f"{path}: {problem}")
+    if against is not None:
+        from mwbmigrate.verify.against import run_against
+
+        if path is None:
+            raise _fail("--against needs PATH, the tree to check")
+        raise typer.Exit(run_against(path, against, fmt=output_format.value))
     code = run_verify(
         path,
         gpu=gpu.value,
