@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import TypeGuard
 
 import libcst as cst
+import libcst.matchers as m
 from libcst.metadata import Assignment, ClassScope, Scope
 
 from mwbmigrate.analysis.callee_summaries import CONSUMERS, HELPER_DEPTH, CalleeSummaries
@@ -981,11 +982,44 @@ def _owners(function: cst.FunctionDef, scope: Scope, receiver: str, live: set[st
             root = _root(value)[0]
             if root is not None and root not in live:
                 owners.add(root)
+        elif isinstance(value, cst.Call) and _hands_live(value, live):
+            owners.update(name.value for name in names if name.value not in live)  # `stepper = Stepper(batch)`
+    for stored in _stores_of_live(function.body, live):
+        owners.add(stored)  # `pending.append(batch)`, `self.last = batch`
     params = [*function.params.posonly_params, *function.params.params]
     is_parameter = any(param.name.value == receiver for param in [*params, *function.params.kwonly_params])
     if is_parameter and params and params[0].name.value in ("self", "cls") and isinstance(scope.parent, ClassScope):
         owners.add(params[0].name.value)
     return frozenset(owners)
+
+
+def _hands_live(call: cst.Call, live: set[str]) -> bool:
+    """A call that may keep a name holding the batch: not one of SGLang's consumers."""
+    if callee_name(call) in CONSUMERS:
+        return False
+    return any(_transparent_names(argument.value)[0] & live for argument in call.args)
+
+
+def _stores_of_live(body: cst.CSTNode, live: set[str]) -> set[str]:
+    """Roots of what a name holding the batch is stored into: a container's method, an attribute or
+    an item; later calls that reach that root reach the batch."""
+    roots: set[str] = set()
+    for call in m.findall(body, m.Call(func=m.Attribute())):
+        assert isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+        if call.func.attr.value in STORING_METHODS and _hands_live(call, live):
+            root = _root(call.func.value)[0]
+            if root is not None and root not in live:
+                roots.add(root)
+    for assign in m.findall(body, m.Assign()):
+        assert isinstance(assign, cst.Assign)
+        if not _transparent_names(assign.value)[0] & live:
+            continue
+        for target in assign.targets:
+            if isinstance(target.target, (cst.Attribute, cst.Subscript)):
+                root = _root(target.target)[0]
+                if root is not None and root not in live:
+                    roots.add(root)
+    return roots
 
 
 def _components_built_with_owner(scope: Scope) -> frozenset[str]:
