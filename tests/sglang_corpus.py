@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import fcntl
 import os
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
+
+from mwbmigrate.verify.release import ReleaseUnavailable, download_wheel
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CACHE_DIR = Path(os.environ.get("MWBMIGRATE_CORPUS_CACHE", REPO_ROOT / ".cache" / "sglang"))
@@ -25,31 +25,10 @@ class CorpusUnavailable(RuntimeError):
 
 
 def _download_wheel(version: str, wheel_dir: Path) -> Path:
-    existing = sorted(wheel_dir.glob(f"sglang-{version}-*.whl"))
-    if existing:
-        return existing[0]
-    wheel_dir.mkdir(parents=True, exist_ok=True)
-    command = [
-        sys.executable,
-        "-m",
-        "pip",
-        "download",
-        "--no-deps",
-        "--quiet",
-        "--only-binary=:all:",
-        "--python-version",
-        "3.11",
-        "--platform",
-        "manylinux_2_34_x86_64",
-        "-d",
-        str(wheel_dir),
-        f"sglang=={version}",
-    ]
-    completed = subprocess.run(command, capture_output=True, text=True)
-    found = sorted(wheel_dir.glob(f"sglang-{version}-*.whl"))
-    if completed.returncode != 0 or not found:
-        raise CorpusUnavailable(f"pip download sglang=={version} failed: {completed.stderr.strip()[-500:]}")
-    return found[0]
+    try:
+        return download_wheel(version, wheel_dir)  # the one `pip download` that `verify --against` uses too
+    except ReleaseUnavailable as error:
+        raise CorpusUnavailable(str(error)) from error
 
 
 def sglang_tree(version: str) -> Path:

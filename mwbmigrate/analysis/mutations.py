@@ -36,7 +36,12 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import Assignment, ClassScope, Scope
 
-from mwbmigrate.analysis.callee_summaries import CONSUMERS, HELPER_DEPTH, CalleeSummaries
+from mwbmigrate.analysis.callee_summaries import (
+    CONSUMERS,
+    HELPER_DEPTH,
+    PURE_BUILTINS as KEEPS_NOTHING_BUILTINS,
+    CalleeSummaries,
+)
 from mwbmigrate.analysis.calls import callee_name
 from mwbmigrate.analysis.old_api import (
     OLD_METHOD,
@@ -75,43 +80,20 @@ WHOLE_OBJECT = frozenset(
     source for name in OLD_OBJECT_FIELDS for source in SNAPSHOT_SOURCES.get(name, frozenset({name}))
 ) | {f"{root}.*" for root in DEEP_ROOTS}
 CONSUMED_WHOLE = WHOLE_OBJECT | frozenset(ONE_SHOT_OVERRIDES)
-# Builtins that neither change their arguments nor keep them.
-PURE_BUILTINS = frozenset(
-    {
-        "len",
-        "isinstance",
-        "issubclass",
-        "hasattr",
-        "getattr",
-        "id",
-        "type",
-        "repr",
-        "str",
-        "bool",
-        "int",
-        "float",
-        "print",
-        "any",
-        "all",
-        "sum",
-        "min",
-        "max",
-        "sorted",
-        "enumerate",
-        "zip",
-        "range",
-        "list",
-        "tuple",
-        "set",
-        "frozenset",
-        "dict",
-        "iter",
-        "hash",
-        "format",
-        "callable",
-        "reversed",
-    }
-)
+# Builtins that change none of their arguments: those that keep nothing, and those whose result
+# holds their argument (an iterator over it), which may keep it but never change it.
+PURE_BUILTINS = KEEPS_NOTHING_BUILTINS | {
+    "enumerate",
+    "zip",
+    "range",
+    "list",
+    "tuple",
+    "set",
+    "frozenset",
+    "dict",
+    "iter",
+    "reversed",
+}
 # Methods that keep their argument in a container or hand it to another thread.
 STORING_METHODS = frozenset(
     {
