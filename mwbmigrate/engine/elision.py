@@ -232,7 +232,9 @@ def _collect(
                 spans.append((node.name, span))
 
 
-_CALLED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+# The lookbehind starts a match only where a name starts: without it a long run of name characters
+# (a 200,000-character string) is matched again from every position inside it.
+_CALLED = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _DEFINED = re.compile(r"\b(?:def|class)\s+[A-Za-z_][A-Za-z0-9_]*")  # a header names, it does not call
 
 
