@@ -22,9 +22,15 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from mwbmigrate import __version__
-from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, TARGET_VERSIONS
+from mwbmigrate.analysis.target_versions import (
+    DEFAULT_TARGET_VERSION,
+    LATEST,
+    LATEST_ALIAS,
+    TARGET_VERSIONS,
+    resolve_target,
+)
 from mwbmigrate.codemods import ALL_CODEMODS, codemod_by_key, dependents, split_prerequisites
-from mwbmigrate.config import ConfigError, load_config, project_roots
+from mwbmigrate.config import MARKER_VALUES, ConfigError, load_config, project_line_length, project_roots
 from mwbmigrate.engine.apply import dirty_files, write_result
 from mwbmigrate.engine.cache import ResultCache
 from mwbmigrate.engine.discovery import Discovery, DiscoveryError, discover, discover_source, root_problem
@@ -60,9 +66,10 @@ class OutputFormat(str, enum.Enum):
     markdown = "markdown"
 
 
-# The SGLang API shape to produce; the values are the version numbers themselves.
-# Built from the table so a new target needs no edit here; mypy cannot read members made at run time.
-TargetVersion = enum.Enum("TargetVersion", {version: version for version in TARGET_VERSIONS}, type=str)  # type: ignore[misc]
+class MarkerChoice(str, enum.Enum):
+    hazards = "hazards"
+    all = "all"
+    none = "none"
 
 
 class RuntimeMode(str, enum.Enum):
@@ -176,11 +183,12 @@ def rewrite(
     output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", help="Report format on stdout."),
     allow_dirty: bool = typer.Option(False, "--allow-dirty", help="Rewrite files that have uncommitted changes."),
     no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
-    markers: Optional[bool] = typer.Option(
+    markers: Optional[MarkerChoice] = typer.Option(
         None,
-        "--markers/--no-markers",
-        help="Write `# mwbmigrate: MWB1xx` review markers (default: the configuration's `markers`, else yes).",
+        "--markers",
+        help="Review markers written into the code: hazards (the default: sites that may behave differently), all (notes too) or none (default: the configuration's `markers`).",
     ),
+    no_markers: bool = typer.Option(False, "--no-markers", help="Write no review markers (as --markers none)."),
     select: List[str] = typer.Option([], "--select", help="Run only these codemods / report only these review codes."),
     ignore: List[str] = typer.Option([], "--ignore", help="Skip these codemods / review codes."),
     collapse_compat: bool = typer.Option(
@@ -193,10 +201,11 @@ def rewrite(
         "--stdin-filename",
         help="With PATH `-`: where the module lives (decides relative imports, the configuration, --include/--exclude and the paths reported).",
     ),
-    target_version: Optional[TargetVersion] = typer.Option(
+    target_version: Optional[str] = typer.Option(
         None,
         "--target-version",
-        help="SGLang API to produce: 0.5.13 (one-shot override fields on the batch, the default) or 0.5.16 (overrides as keyword arguments).",
+        metavar="RELEASE",
+        help=f"SGLang release whose API to produce: {TARGET_VERSIONS[0]} (the default) to {LATEST}, or {LATEST_ALIAS} ({LATEST}).",
     ),
     runtime: Optional[RuntimeMode] = typer.Option(
         None,
@@ -226,6 +235,10 @@ def rewrite(
     """
     if dry_run and check:
         raise _fail("--dry-run and --check cannot be combined")
+    try:
+        flag_target = resolve_target(target_version) if target_version is not None else None
+    except ValueError as error:
+        raise _fail(f"--target-version: {error}") from error
     from_stdin = any(str(p) == "-" for p in paths)
     if from_stdin and len(paths) > 1:
         raise _fail("`-` (stdin) cannot be combined with other paths")
@@ -243,15 +256,22 @@ def rewrite(
     select = select or config.select
     ignore = ignore or config.ignore
     jobs = jobs or config.jobs
-    markers = config.markers if markers is None else markers
-    target = target_version.value if target_version else config.target_version or DEFAULT_TARGET_VERSION
+    if no_markers:
+        write_markers, note_markers = False, False
+    elif markers is not None:
+        write_markers, note_markers = MARKER_VALUES[markers.value]
+    else:
+        write_markers, note_markers = config.markers, config.note_markers
+    target = flag_target or config.target_version or DEFAULT_TARGET_VERSION
     vendor_runtime = (
         runtime.value if runtime else config.runtime or RuntimeMode.import_.value
     ) == RuntimeMode.vendor.value
     formatter = _formatter(format_changed.value if format_changed else config.format_changed or "none", config_paths)
     review_select = frozenset(k for k in select if k.startswith("MWB1")) or None
     options = TransformOptions(
-        markers=markers,
+        markers=write_markers,
+        note_markers=note_markers,
+        line_length=project_line_length(config_paths),
         disabled=_disabled_codemods(select, ignore),
         selected_reviews=review_select,
         ignored_reviews=frozenset(k for k in ignore if k.startswith("MWB1")),

@@ -6,24 +6,26 @@ exclude = ["tests/fixtures/**"]
 jobs = 4
 select = []          # codemods (MWB0xx or name) / review codes (MWB1xx) to run only
 ignore = ["docstrings"]
-markers = true
-target-version = "0.5.13"   # or "0.5.16": overrides as keyword arguments (see README)
+markers = true       # hazards only; "all": notes too; false: none
+target-version = "0.5.13"   # any release from 0.5.13 to 0.5.23, or "latest" (see README, "Targets")
 runtime = "import"   # or "vendor": copy the runtime helpers into the tree (see README)
 format-changed = "none"   # or "auto", "black", "ruff": format what the rewrite changed (see README)
 """
 
 from __future__ import annotations
 
+import configparser
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-from mwbmigrate.analysis.target_versions import TARGET_VERSIONS
+from mwbmigrate.analysis.target_versions import resolve_target
 from mwbmigrate.engine.discovery import find_git_root
 from mwbmigrate.engine.formatting import CHOICES as FORMAT_CHOICES
 
@@ -41,6 +43,16 @@ KNOWN_KEYS = {
 }
 
 
+# `markers` -> (write markers, write notes too)
+MARKER_VALUES: dict[object, tuple[bool, bool]] = {
+    True: (True, False),
+    "hazards": (True, False),
+    "all": (True, True),
+    False: (False, False),
+    "none": (False, False),
+}
+
+
 class ConfigError(Exception):
     """The configuration table is malformed; the message says where."""
 
@@ -54,8 +66,9 @@ class FileConfig:
     select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
     markers: bool = True
+    note_markers: bool = False  # `markers = "all"`: notes are written into the code too
     runtime: str | None = None  # "import" or "vendor"; None: not configured
-    target_version: str | None = None  # one of TARGET_VERSIONS; None: not configured
+    target_version: str | None = None  # a release of TARGET_VERSIONS (`latest` resolved); None: not configured
     format_changed: str | None = None  # one of engine.formatting.CHOICES; None: not configured
 
 
@@ -101,16 +114,21 @@ def load_config(paths: list[Path]) -> FileConfig:
     jobs = table.get("jobs")
     if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
         raise ConfigError(f"{pyproject}: [tool.mwbmigrate] jobs must be a positive integer")
-    markers = table.get("markers", True)
-    if not isinstance(markers, bool):
-        raise ConfigError(f"{pyproject}: [tool.mwbmigrate] markers must be true or false")
+    markers_value = table.get("markers", True)
+    if markers_value not in MARKER_VALUES:
+        raise ConfigError(f'{pyproject}: [tool.mwbmigrate] markers must be true, false, "hazards", "all" or "none"')
+    markers, note_markers = MARKER_VALUES[markers_value]
     runtime = table.get("runtime")
     if runtime is not None and runtime not in RUNTIME_MODES:
         raise ConfigError(f'{pyproject}: [tool.mwbmigrate] runtime must be "import" or "vendor"')
     target_version = table.get("target-version")
-    if target_version is not None and target_version not in TARGET_VERSIONS:
-        choices = ", ".join(f'"{v}"' for v in TARGET_VERSIONS)
-        raise ConfigError(f"{pyproject}: [tool.mwbmigrate] target-version must be one of {choices}")
+    if target_version is not None:
+        if not isinstance(target_version, str):
+            raise ConfigError(f'{pyproject}: [tool.mwbmigrate] target-version must be a string, such as "0.5.16"')
+        try:
+            target_version = resolve_target(target_version)
+        except ValueError as error:
+            raise ConfigError(f"{pyproject}: [tool.mwbmigrate] target-version: {error}") from error
     format_changed = table.get("format-changed")
     if format_changed is not None and format_changed not in FORMAT_CHOICES:
         choices = ", ".join(f'"{c}"' for c in FORMAT_CHOICES)
@@ -123,6 +141,7 @@ def load_config(paths: list[Path]) -> FileConfig:
         select=_string_list(table, "select", pyproject),
         ignore=_string_list(table, "ignore", pyproject),
         markers=markers,
+        note_markers=note_markers,
         runtime=runtime,
         target_version=target_version,
         format_changed=format_changed,
@@ -139,3 +158,68 @@ def project_roots(paths: list[Path]) -> list[Path]:
     candidates = [pyproject.parent if pyproject is not None else None, find_git_root(start)]
     roots = list(dict.fromkeys(root for root in candidates if root is not None))
     return roots or [start]
+
+
+DEFAULT_LINE_LENGTH = 88  # black's and ruff's default, and what flake8 users mostly configure
+
+
+def project_line_length(paths: list[Path]) -> int:
+    """The line length the project's formatter or linter is configured with (ruff's `line-length`,
+    black's `line-length`, flake8's `max-line-length`), from the first configuration file that sets
+    one, looking from the repository root holding the first path, then from that path upwards; 88
+    when none does. A file that cannot be read or parsed is passed over."""
+    if not paths:
+        return DEFAULT_LINE_LENGTH
+    start = Path(paths[0]).resolve()
+    start = start if start.is_dir() else start.parent
+    root = find_git_root(start)
+    for folder in ([root] if root else []) + [start, *start.parents]:
+        found = _configured_line_length(folder)
+        if found is not None:
+            return found
+        if root is not None and folder == root:
+            break
+    return DEFAULT_LINE_LENGTH
+
+
+def _configured_line_length(folder: Path) -> int | None:
+    for name in ("ruff.toml", ".ruff.toml"):
+        document = _toml(folder / name)
+        if document is not None and isinstance(document.get("line-length"), int):
+            return int(document["line-length"])
+    document = _toml(folder / "pyproject.toml")
+    if document is not None:
+        tools = document.get("tool", {})
+        for tool in ("ruff", "black"):
+            value = tools.get(tool, {}).get("line-length") if isinstance(tools, dict) else None
+            if isinstance(value, int):
+                return value
+    for name in ("setup.cfg", "tox.ini", ".flake8"):
+        value = _flake8_max_line_length(folder / name)
+        if value is not None:
+            return value
+    return None
+
+
+def _toml(path: Path) -> dict[str, Any] | None:
+    if not path.is_file():
+        return None
+    try:
+        document: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return None
+    return document
+
+
+def _flake8_max_line_length(path: Path) -> int | None:
+    if not path.is_file():
+        return None
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(path.read_text(encoding="utf-8"))
+        value = parser.get("flake8", "max-line-length", fallback=None) or parser.get(
+            "flake8", "max_line_length", fallback=None
+        )
+    except (OSError, configparser.Error, UnicodeDecodeError):
+        return None
+    return int(value) if value is not None and value.strip().isdigit() else None

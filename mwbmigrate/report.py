@@ -12,7 +12,8 @@ from rich.table import Table
 from mwbmigrate.engine.diff import new_file_diff, unified_diff
 from mwbmigrate.engine.discovery import SkippedFolder
 from mwbmigrate.engine.source import source_lines
-from mwbmigrate.result import FileResult, FileStatus, RunSummary, VendoredFile
+from mwbmigrate.result import FileResult, FileStatus, ReviewItem, RunSummary, VendoredFile
+from mwbmigrate.review import HAZARD, REVIEW_CODES
 
 _GREEN, _RED, _CYAN, _RESET = "\x1b[32m", "\x1b[31m", "\x1b[36m", "\x1b[0m"
 
@@ -109,8 +110,10 @@ def render_summary(
             highlight=False,
         )
     for item in summary.review_items:
+        colour = "yellow" if item.kind == HAZARD else "cyan"
+        label = "" if item.kind == HAZARD else " (note)"
         console.print(
-            f"[yellow]{item.code}[/yellow] {escape(item.location())} {escape(item.message)}",
+            f"[{colour}]{item.code}[/{colour}] {escape(item.location())} {escape(item.message)}{label}",
             markup=True,
             highlight=False,
         )
@@ -150,11 +153,24 @@ def render_json(summary: RunSummary, *, mode: str, skipped_folders: Sequence[Ski
                         "column": i.column,
                         "message": i.message,
                         "suggestion": i.suggestion,
+                        "kind": i.kind,
                     }
                     for i in r.review_items
                 ],
             }
             for r in summary.results
+        ],
+        # What callers outside the tree must follow: a public one breaks their keyword calls.
+        "renamed_signatures": [
+            {
+                "path": r.display_path,
+                "function": function,
+                "old": old,
+                "new": new,
+                "public": not function.rsplit(".", 1)[-1].startswith("_"),
+            }
+            for r in summary.results
+            for function, old, new in r.renamed_signatures
         ],
         # Folders, not files: a consumer that counts files does not meet them in "files".
         "skipped_folders": [{"path": f.display_path, "reason": f.reason} for f in skipped_folders],
@@ -184,10 +200,7 @@ def render_markdown(summary: RunSummary, *, skipped_folders: Sequence[SkippedFol
         f"| {counts['scanned']} | {counts['parsed']} | {counts['changed']} | {counts['failed']} | {counts['review_items']} |",
         "",
     ]
-    if summary.review_items:
-        out += ["### Review items", "", "| code | location | reason |", "|---|---|---|"]
-        out += [f"| {i.code} | `{i.location()}` | {_escape_cell(i.message)} |" for i in summary.review_items]
-        out.append("")
+    out += _markdown_review_items(summary.review_items)
     if summary.failed:
         out += ["### Files not processed", ""]
         out += [f"- `{r.display_path}`: {r.error}" for r in summary.failed]
@@ -216,6 +229,37 @@ def render_markdown(summary: RunSummary, *, skipped_folders: Sequence[SkippedFol
         ]
     out += _markdown_runtime(summary)
     return "\n".join(out) + "\n"
+
+
+def _markdown_review_items(items: Sequence[ReviewItem]) -> list[str]:
+    """Hazards first, grouped by code with their count and the code's one-line title; notes, which
+    change nothing on their line, folded below them."""
+    out: list[str] = []
+    hazards = [item for item in items if item.kind == HAZARD]
+    notes = [item for item in items if item.kind != HAZARD]
+    if hazards:
+        out += ["### Review items: hazards", ""]
+        out += _markdown_groups(hazards)
+    if notes:
+        out += [
+            f"<details><summary>Notes ({len(notes)}): nothing on these lines behaves differently</summary>",
+            "",
+        ]
+        out += _markdown_groups(notes)
+        out += ["</details>", ""]
+    return out
+
+
+def _markdown_groups(items: Sequence[ReviewItem]) -> list[str]:
+    out: list[str] = []
+    for code in sorted({item.code for item in items}):
+        group = [item for item in items if item.code == code]
+        entry = REVIEW_CODES.get(code)
+        title = f": {_escape_cell(entry.title)}" if entry is not None else ""
+        out += [f"#### {code} ({len(group)}){title}", "", "| location | reason |", "|---|---|"]
+        out += [f"| `{i.location()}` | {_escape_cell(i.message)} |" for i in group]
+        out += ["", f"`mwbmigrate explain {code}` says what to do.", ""]
+    return out
 
 
 def _markdown_runtime(summary: RunSummary) -> list[str]:

@@ -24,6 +24,9 @@ class ReviewItem:
     column: int
     message: str
     suggestion: str = ""
+    # "hazard": behaviour may differ or the code breaks on the target (a marker in the code);
+    # "note": nothing on the line behaves differently (the report only, unless `--markers all`).
+    kind: str = "hazard"
 
     def location(self) -> str:
         return f"{self.path}:{self.line}:{self.column}"

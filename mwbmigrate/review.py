@@ -39,6 +39,11 @@ EXAMPLE_SETUP = (
 )
 
 
+HAZARD = "hazard"  # behaviour may differ, or the code breaks on the target: a marker in the code
+NOTE = "note"  # nothing on that line behaves differently: the report only (`--markers all` writes it too)
+KINDS = (HAZARD, NOTE)
+
+
 @dataclass(frozen=True)
 class ReviewCode:
     code: str
@@ -51,6 +56,7 @@ class ReviewCode:
     target_version: str = DEFAULT_TARGET_VERSION  # the --target-version that produces the example
     setup: str = EXAMPLE_SETUP
     collapse_compat: bool = False  # the example is what `--collapse-compat` produces
+    kind: str = HAZARD
 
 
 def _code(
@@ -64,6 +70,7 @@ def _code(
     target_version: str = DEFAULT_TARGET_VERSION,
     setup: str = EXAMPLE_SETUP,
     collapse_compat: bool = False,
+    kind: str = HAZARD,
 ) -> ReviewCode:
     # Examples are written indented inside the call; the registry keeps them flush left.
     return ReviewCode(
@@ -77,6 +84,7 @@ def _code(
         target_version,
         setup,
         collapse_compat,
+        kind,
     )
 
 
@@ -352,6 +360,7 @@ _CODES = (
         """Update keyword callers in other repositories, or keep a compatibility shim that also accepts
         `model_worker_batch=` for a release.""",
         "parameter-renames",
+        kind=NOTE,
     ),
     _code(
         "MWB114",
@@ -428,8 +437,8 @@ _CODES = (
         """,
         """
         def _step(self, batch):
-            if hasattr(batch, "get_model_worker_batch"):  # mwbmigrate: MWB120 feature check on `get_model_worker_batch`: kept working on both APIs; …
-                batch = batch.get_model_worker_batch()  # mwbmigrate: MWB120 old API kept in version-gated code
+            if hasattr(batch, "get_model_worker_batch"):  # mwbmigrate: MWB120 feature check on `get_model_worker_batch`: both APIs kept; `--collapse-compat` …
+                batch = batch.get_model_worker_batch()
             return self.worker.forward_batch_generation(batch)
         """,
         """Nothing, while you support both SGLang versions. Once 0.5.13 is the minimum, delete the legacy
@@ -449,7 +458,7 @@ _CODES = (
         """,
         """
         try:
-            from sglang.srt.managers.schedule_batch import ModelWorkerBatch  # mwbmigrate: MWB121 `ModelWorkerBatch` imported under try/except ImportError: kept so both APIs keep working
+            from sglang.srt.managers.schedule_batch import ModelWorkerBatch  # mwbmigrate: MWB121 `ModelWorkerBatch` imported under try/except ImportError: both APIs kept; …
         except ImportError:
             ModelWorkerBatch = None  # mwbmigrate: MWB121 uses the ImportError-guarded `ModelWorkerBatch`: kept
         """,
@@ -473,8 +482,8 @@ _CODES = (
         """,
         """
         def _step(self, batch):
-            if os.environ.get("SGLANG_LEGACY_BATCH"):  # mwbmigrate: MWB122 old API chosen by an environment variable or version switch: kept working on both APIs
-                return self.worker.forward_batch_generation(batch.get_model_worker_batch())  # mwbmigrate: MWB122 old API kept in version-gated code
+            if os.environ.get("SGLANG_LEGACY_BATCH"):  # mwbmigrate: MWB122 old API chosen by an environment variable or version switch: both APIs kept; …
+                return self.worker.forward_batch_generation(batch.get_model_worker_batch())
             return self.worker.forward_batch_generation(batch)
         """,
         """Nothing, while you support both SGLang versions. Once 0.5.13 is the minimum, delete the switch
@@ -734,11 +743,11 @@ _CODES = (
     ),
     _code(
         "MWB136",
-        "an attribute of the old object that `ScheduleBatch` does not have",
+        "a read of an attribute of the old object that `ScheduleBatch` does not have: AttributeError",
         """`bid` and `launch_done` (older versions' fields) and the four fields removed in 0.5.13
         (`token_type_ids`, `dimensions`, `return_pooled_hidden_states`, `multi_item_delimiter_indices`)
-        do not exist on `ScheduleBatch`: the read raises `AttributeError`, a write creates a stray
-        attribute.""",
+        do not exist on `ScheduleBatch`: the read raises `AttributeError`. (A write that only sets
+        one is MWB181.)""",
         """
         def _step(self, batch):
             mwb = batch.get_model_worker_batch()
@@ -1085,7 +1094,7 @@ _CODES = (
         """
         def _step(self, batch):
             if self.legacy:  # mwbmigrate: MWB154 a feature check kept: --collapse-compat cannot tell what it runs on 0.5.13
-                batch = batch.get_model_worker_batch()  # mwbmigrate: MWB154 old API kept: it is gated by a feature check that --collapse-compat could not resolve
+                batch = batch.get_model_worker_batch()
             return self.worker.forward_batch_generation(batch)
 
         def __init__(self, batch):
@@ -1113,7 +1122,7 @@ _CODES = (
         class TracingWorker(TpModelWorker):
             def forward_batch_generation(self, model_worker_batch):  # mwbmigrate: MWB155 `forward_batch_generation` keeps `model_worker_batch` in version-gated code: …  # mwbmigrate: MWB120 old API kept in version-gated code
                 if hasattr(model_worker_batch, "get_model_worker_batch"):  # mwbmigrate: MWB120 feature check on `get_model_worker_batch`: …
-                    model_worker_batch = model_worker_batch.get_model_worker_batch()  # mwbmigrate: MWB120 old API kept in version-gated code
+                    model_worker_batch = model_worker_batch.get_model_worker_batch()
                 return super().forward_batch_generation(model_worker_batch)  # mwbmigrate: MWB120 old API kept in version-gated code
         """,
         """Rename the parameter to `batch` by hand (the gate's body can keep its test), or drop the gate
@@ -1142,7 +1151,7 @@ _CODES = (
 
         def run_compat(worker, batch):
             if hasattr(batch, "get_model_worker_batch"):  # mwbmigrate: MWB120 feature check on `get_model_worker_batch`: …
-                return forward_and_record(worker, model_worker_batch=batch.get_model_worker_batch())  # mwbmigrate: MWB120 old API kept in version-gated code  # mwbmigrate: MWB156 `model_worker_batch=` kept in version-gated code: …
+                return forward_and_record(worker, model_worker_batch=batch.get_model_worker_batch())  # mwbmigrate: MWB156 `model_worker_batch=` kept in version-gated code: …
             return forward_and_record(worker, model_worker_batch=batch)  # mwbmigrate: MWB120 old API kept in version-gated code  # mwbmigrate: MWB156 `model_worker_batch=` kept in version-gated code: …
         """,
         """Pass the batch positionally in the gated code, or as `batch=` where the callee was renamed.""",
@@ -1211,9 +1220,160 @@ _CODES = (
         or rename its fields by hand (`extend_seq_lens` -> `extend_lens`, ...).""",
         "class-references",
     ),
+    _code(
+        "MWB157",
+        "a worker override gained the parameters the target's callers pass it",
+        """The method stands in for one of SGLang's workers (its class subclasses `TpModelWorker`,
+        `EAGLEWorkerV2`, `NGRAMWorker`, ..., or a registered speculative algorithm's factory returns
+        it), and the target's callers pass it keywords it did not take: the scheduler passes a
+        speculative worker `on_publish=` (0.5.14 on), `grammar_barrier=` (0.5.17) and
+        `pp_proxy_tensors=` (0.5.19); the spec-v2 workers pass their `TpModelWorker`
+        `capture_hidden_mode=` (0.5.16) and `return_kv_loc_plan=` (0.5.22). Without them the call
+        raises `TypeError`. They are added with the target's defaults and handed on to `super()` or
+        the target worker where that callee takes them; the method itself still ignores them.""",
+        """
+        from sglang.srt.speculative.eagle_worker_v2 import EAGLEWorkerV2
+
+        class MyEagle(EAGLEWorkerV2):
+            def forward_batch_generation(self, batch):
+                return super().forward_batch_generation(batch)
+        """,
+        """
+        class MyEagle(EAGLEWorkerV2):
+            def forward_batch_generation(
+                self,
+                batch,
+                on_publish=None,
+                grammar_barrier=None,
+                pp_proxy_tensors=None,
+            ):  # mwbmigrate: MWB157 `forward_batch_generation` now takes `on_publish=None`, `grammar_barrier=None`, `pp_proxy_tensors=None`: …
+                return super().forward_batch_generation(
+                    batch,
+                    on_publish=on_publish,
+                    grammar_barrier=grammar_barrier,
+                    pp_proxy_tensors=pp_proxy_tensors,
+                )
+        """,
+        """Use what the callers now pass where the worker needs it: call `on_publish` when the step's
+        results are ready (the overlap scheduler waits for it), honour `grammar_barrier` before the
+        grammar mask, forward `pp_proxy_tensors` on pipeline-parallel runs.""",
+        "worker-signatures",
+        target_version="0.5.23",
+        kind=NOTE,
+    ),
+    _code(
+        "MWB158",
+        "a read of a batch field the target removed, which has no same-meaning successor",
+        """The target has no such field on `ScheduleBatch` / `ForwardBatch`, so the read raises
+        `AttributeError`: `can_run_dp_cuda_graph` and `can_run_dp_breakable_cuda_graph` (removed in
+        0.5.19, where the batches carry `can_run_decode_cuda_graph` and
+        `can_run_dp_prefill_cuda_graph`, which split the decision differently), `all_extend_in_batch`
+        (0.5.16) and ForwardBatch `num_token_non_padded_cpu` (0.5.20). The read is kept; the reason
+        names what the target has in its place.""",
+        """
+        def use_graph(batch: ScheduleBatch):
+            return batch.can_run_dp_cuda_graph
+        """,
+        """
+        def use_graph(batch: ScheduleBatch):
+            return batch.can_run_dp_cuda_graph  # mwbmigrate: MWB158 `can_run_dp_cuda_graph` read: SGLang 0.5.19 removed it, …
+        """,
+        """Read the field the reason names where it means what the code needs (for a decode batch,
+        `can_run_decode_cuda_graph`), or compute the value where the batch is built.""",
+        "removed-fields",
+        target_version="0.5.23",
+    ),
+    _code(
+        "MWB159",
+        "a worker override gained a parameter whose value it must act on, and ignores it",
+        """The target's callers pass this parameter a value the worker is expected to act on: the
+        overlap scheduler hands a speculative worker `on_publish=` (0.5.14 on) and publishes the
+        step's results only through it, and `grammar_barrier=` (0.5.17), called before the
+        grammar mask; a spec-v2 worker asks its target `TpModelWorker` for hidden states with
+        `capture_hidden_mode=` (0.5.16) and for the KV location plan with `return_kv_loc_plan=`
+        (0.5.22). The override now accepts it, so the call no longer raises `TypeError`, but it
+        neither reads it nor hands it on to `super().forward_batch_generation(...)`.""",
+        """
+        from sglang.srt.speculative.eagle_worker_v2 import EAGLEWorkerV2
+
+        class MyEagle(EAGLEWorkerV2):
+            def forward_batch_generation(self, batch):
+                return self.run_draft(batch)
+        """,
+        """
+        class MyEagle(EAGLEWorkerV2):
+            def forward_batch_generation(self, batch, on_publish=None):  # mwbmigrate: MWB159 `on_publish` added but neither used nor handed on: …  # mwbmigrate: MWB157 `forward_batch_generation` now takes `on_publish=None`: …
+                return self.run_draft(batch)
+        """,
+        """Act on it as SGLang's own worker does: call `on_publish(...)` once the step's results are
+        ready, `grammar_barrier()` before the grammar mask, pass `capture_hidden_mode=` to
+        `ForwardBatch.init_new`, return the KV location plan when asked; or hand it on to the
+        worker that does.""",
+        "worker-signatures",
+        target_version="0.5.14",
+    ),
+    _code(
+        "MWB181",
+        "a write of an attribute of the old object that `ScheduleBatch` does not have: a stray attribute",
+        """Setting `token_type_ids`, `dimensions`, `return_pooled_hidden_states`,
+        `multi_item_delimiter_indices` (removed in 0.5.13), `bid` or `launch_done` on what is now the
+        live batch raises nothing: it adds an attribute that no SGLang code reads, so whatever the
+        old object carried to the forward through it no longer arrives.""",
+        """
+        def _step(self, batch):
+            mwb = batch.get_model_worker_batch()
+            mwb.token_type_ids = self.token_types
+            return self.worker.forward_batch_generation(mwb)
+        """,
+        """
+        def _step(self, batch):
+            batch.token_type_ids = self.token_types  # mwbmigrate: MWB106 write to `token_type_ids` now mutates the scheduler's ScheduleBatch …; MWB181 `token_type_ids`: removed from ScheduleBatch in 0.5.13; …
+            return self.worker.forward_batch_generation(batch)
+        """,
+        """Hand the value to where 0.5.13 reads it: the four removed fields are derived from
+        `batch.reqs` by `ForwardBatch.init_new`, so set them on the requests (or on the forward batch
+        after `init_new`); drop `bid` and `launch_done`.""",
+        "wild-shapes",
+    ),
+    _code(
+        "MWB180",
+        "a write to the batch that the target's forward isolation sets back after the forward",
+        """The write now reaches the scheduler's `ScheduleBatch` instead of a throw-away copy, but it
+        runs only inside a forward that the target's `Scheduler._forward_isolation` snapshots whole
+        and restores (0.5.13: the EAGLE, EAGLE3 and STANDALONE V2 workers and their draft workers;
+        0.5.14 on: every speculative worker). The proof rules I1 and I2 (README) decide it: the
+        write is on a parameter of a method of such a worker, or of a function the tree calls only
+        from such methods. After the forward the batch is as the copy left it.""",
+        """
+        from sglang.srt.speculative.eagle_worker_v2 import EAGLEWorkerV2
+
+        class MyEagle(EAGLEWorkerV2):
+            def forward_batch_generation(self, model_worker_batch: ModelWorkerBatch, on_publish=None):
+                model_worker_batch.spec_info = self.draft_input
+                return super().forward_batch_generation(model_worker_batch, on_publish=on_publish)
+        """,
+        """
+        class MyEagle(EAGLEWorkerV2):
+            def forward_batch_generation(self, batch: ScheduleBatch, on_publish=None):  # mwbmigrate: MWB113 public parameter renamed …
+                batch.spec_info = self.draft_input  # mwbmigrate: MWB180 write to `spec_info` reaches the scheduler's batch; …
+                return super().forward_batch_generation(batch, on_publish=on_publish)
+        """,
+        """Nothing for the scheduler's view of the batch. Code that reads the batch through another
+        name during the forward now sees the write; a write into an object the batch holds is not
+        undone (the snapshot is shallow).""",
+        "semantic-review",
+        kind=NOTE,
+    ),
 )
 
 REVIEW_CODES: dict[str, ReviewCode] = {entry.code: entry for entry in _CODES}
+NOTE_CODES: frozenset[str] = frozenset(entry.code for entry in _CODES if entry.kind == NOTE)
+
+
+def code_kind(code: str) -> str:
+    """HAZARD or NOTE: what the registry declares for `code` (an unknown code is a hazard)."""
+    entry = REVIEW_CODES.get(code)
+    return entry.kind if entry is not None else HAZARD
 
 
 def valid_codes() -> tuple[str, ...]:
@@ -1237,6 +1397,12 @@ def _indented(text: str) -> str:
     return textwrap.indent(text.rstrip("\n"), "    ")
 
 
+_KIND_MEANING = {
+    HAZARD: "behaviour may differ, a marker in the code",
+    NOTE: "nothing on the line behaves differently, listed in the report; `--markers all` writes it",
+}
+
+
 def _explain_review_code(entry: ReviewCode) -> str:
     codes = {codemod.NAME: codemod.CODE for codemod in ALL_CODEMODS}  # tests check every name is registered
     reported_by = ", ".join(f"{name} ({codes[name]})" for name in entry.reported_by)
@@ -1249,7 +1415,7 @@ def _explain_review_code(entry: ReviewCode) -> str:
         "\n".join(
             [
                 f"{entry.code}  {entry.title}",
-                f"review code, reported by {reported_by}{version_note}",
+                f"review code ({entry.kind}: {_KIND_MEANING[entry.kind]}), reported by {reported_by}{version_note}",
                 "",
                 _fill(entry.meaning),
                 "",

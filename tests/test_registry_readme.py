@@ -22,7 +22,10 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 README = REPO_ROOT / "README.md"
 # A table row whose first cell is a code: `| MWB005 | worker-batch-calls | ... |`.
 _CODE_ROW = re.compile(r"^\|\s*(MWB\d{3})\s*\|(.*)$")
-_MARKER = re.compile(r"[ \t]*# mwbmigrate: (MWB\d{3})\b[^#\n]*")
+_MARKER = re.compile(r"[ \t]*# mwbmigrate: MWB\d{3}\b[^#\n]*")
+_MARKED_CODE = re.compile(r"(?:# mwbmigrate: |; )(MWB\d{3})\b")
+# The examples show each marker at the end of its line, whatever its length, and notes too.
+WIDE = 10_000
 
 
 def _readme_rows() -> list[tuple[str, list[str]]]:
@@ -75,7 +78,7 @@ def test_review_code_entry_is_well_formed(code):
     assert entry.code == code and re.fullmatch(r"MWB1\d\d", code)
     assert entry.title and "\n" not in entry.title
     assert entry.meaning and entry.what_to_do and entry.example_before.strip()
-    assert f"# mwbmigrate: {code} " in entry.example_after
+    assert code in _MARKED_CODE.findall(entry.example_after)
     names = {c.NAME for c in ALL_CODEMODS}
     assert entry.reported_by and set(entry.reported_by) <= names
 
@@ -92,7 +95,13 @@ def _rewrite(tmp_path: Path, source: str, options: TransformOptions) -> str:
 
 
 def _lines_and_codes(text: str) -> list[tuple[str, list[str]]]:
-    return [(_MARKER.sub("", line).rstrip(), _MARKER.findall(line)) for line in text.splitlines()]
+    return [
+        (
+            _MARKER.sub("", line).rstrip(),
+            [code for marker in _MARKER.findall(line) for code in _MARKED_CODE.findall(marker)],
+        )
+        for line in text.splitlines()
+    ]
 
 
 @pytest.mark.parametrize("code", sorted(REVIEW_CODES))
@@ -100,7 +109,12 @@ def test_review_code_example_is_what_rewrite_does(tmp_path, code):
     """The code of `example_after` is the rewrite's, and each line carries exactly the markers shown
     (their reasons may be shortened in the registry)."""
     entry = REVIEW_CODES[code]
-    options = TransformOptions(target_version=entry.target_version, collapse_compat=entry.collapse_compat)
+    options = TransformOptions(
+        target_version=entry.target_version,
+        collapse_compat=entry.collapse_compat,
+        line_length=WIDE,
+        note_markers=True,
+    )
     output = _rewrite(tmp_path, entry.setup + entry.example_before, options)
     shown = _lines_and_codes(entry.example_after)
     tail = "\n".join(output.splitlines()[-len(shown) :])
@@ -117,6 +131,7 @@ def test_review_code_is_reported_by_the_codemods_it_names(tmp_path, code):
         target_version=entry.target_version,
         disabled=frozenset(entry.reported_by),
         collapse_compat=entry.collapse_compat,
+        note_markers=True,
     )
     output = _rewrite(tmp_path, entry.setup + entry.example_before, options)
     assert f"# mwbmigrate: {code} " not in output

@@ -287,7 +287,7 @@ class _FindGates(cst.CSTVisitor):
                 self._add(
                     statement,
                     "MWB121",
-                    f"`{OLD_CLASS}` imported under try/except ImportError: kept so both APIs keep working",
+                    f"`{OLD_CLASS}` imported under try/except ImportError: both APIs kept; `--collapse-compat` keeps only the new one",
                 )
             return
         if isinstance(statement, (cst.If, cst.While)):
@@ -307,11 +307,15 @@ class _FindGates(cst.CSTVisitor):
             self._add(
                 statement,
                 "MWB120",
-                f"feature check on `{found.feature_check}`: kept working on both APIs; remove the legacy branch once 0.5.13 is the minimum",
+                f"feature check on `{found.feature_check}`: both APIs kept; `--collapse-compat` keeps only the new one",
             )
         elif "MWB120" in found.flag_codes or "MWB121" in found.flag_codes:
             code = "MWB120" if "MWB120" in found.flag_codes else "MWB121"
-            self._add(statement, code, "reads a flag that tells the two APIs apart: kept working on both APIs")
+            self._add(
+                statement,
+                code,
+                "reads a flag that tells the two APIs apart: both APIs kept; `--collapse-compat` keeps only the new one",
+            )
         elif (
             isinstance(statement, cst.If)
             and (found.environment or "MWB122" in found.flag_codes)
@@ -320,7 +324,7 @@ class _FindGates(cst.CSTVisitor):
             self._add(
                 statement,
                 "MWB122",
-                "old API chosen by an environment variable or version switch: kept working on both APIs",
+                "old API chosen by an environment variable or version switch: both APIs kept; `--collapse-compat` keeps only the new one",
             )
 
     def _sides_differ(self, statement: cst.If) -> bool:

@@ -20,21 +20,22 @@ Order matters, and each dependency is stated once here:
 core-runtime runs after the renames (it matches `batch`) and while `ModelWorkerBatch` is still
    imported (its trigger for ForwardBatch.init_new).
 req-pool-mirror is independent of the rest.
-override-arguments runs last and only with `--target-version 0.5.16`: it turns the finished 0.5.13
+override-arguments runs last and only for a target from 0.5.16 on: it turns the finished 0.5.13
    shape into 0.5.16's, so it needs the writes on `batch` (renames, worker-batch-calls), each beside
    its consuming call (override-moves), and every other codemod's edits to those lines done.
 keyword-callers is not here: it needs the whole project's renamed signatures (engine pass 2).
 
 Each codemod declares what it needs run with it (REQUIRES: its output is only correct, or only
 reported, when they run too; `--select`/`--ignore` may not split them), its TRIGGERS (the engine's
-prefilter is their union), its REVIEW_CODES and TARGET_VERSIONS. `check_registry()` holds the
-registry to those declarations.
+prefilter is their union), its REVIEW_CODES and the releases it models (SINCE, UNTIL, BOUNDARIES).
+`check_registry()` holds the registry to those declarations.
 """
 
 from __future__ import annotations
 
 import re
 
+from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, TARGET_VERSIONS, targets_between
 from mwbmigrate.codemods.base import MigrationCodemod
 from mwbmigrate.codemods.class_references import ReplaceClassReferences
 from mwbmigrate.codemods.class_removal import RemoveOldClass
@@ -48,10 +49,12 @@ from mwbmigrate.codemods.keyword_callers import RenameKeywordArguments
 from mwbmigrate.codemods.override_arguments import PassOverridesAsArguments
 from mwbmigrate.codemods.override_moves import MoveOverridesToTheirForward
 from mwbmigrate.codemods.parameter_renames import RenameOldObjectParameters
+from mwbmigrate.codemods.removed_fields import RewriteRemovedFields
 from mwbmigrate.codemods.req_pool_mirror import RepairRequestPoolMirror
 from mwbmigrate.codemods.semantic_review import ReportSemanticRisks
 from mwbmigrate.codemods.wild_shapes import ReportWildShapes
 from mwbmigrate.codemods.worker_batch_calls import DropWorkerBatchCalls
+from mwbmigrate.codemods.worker_signatures import MatchWorkerCallers
 
 CODEMODS: tuple[type[MigrationCodemod], ...] = (
     ReportSemanticRisks,
@@ -68,6 +71,8 @@ CODEMODS: tuple[type[MigrationCodemod], ...] = (
     UpdateDataFlowDocstrings,
     RepairRequestPoolMirror,
     PassOverridesAsArguments,
+    MatchWorkerCallers,  # after override-arguments: a parameter it gave the method is not added twice
+    RewriteRemovedFields,
     ReportCoverageHoles,  # last: reports old API every codemod above left unmarked
 )
 SECOND_PASS_CODEMODS: tuple[type[MigrationCodemod], ...] = (RenameKeywordArguments,)
@@ -133,8 +138,8 @@ def check_registry() -> list[str]:
     Codes and names are unique; each REQUIRES names a registered codemod (pass 1 or pass 2; one
     that must see the code after this one, as imports after class-references, comes later) and no
     cycle through itself; TRIGGERS are set; each REVIEW_CODES entry is documented in
-    mwbmigrate/review.py; TARGET_VERSIONS are versions the tool produces."""
-    from mwbmigrate.analysis.target_versions import TARGET_VERSIONS
+    mwbmigrate/review.py; SINCE, UNTIL and BOUNDARIES are releases of analysis/release_table.py,
+    in order, and TARGET_VERSIONS is every release from SINCE up to UNTIL."""
     from mwbmigrate.review import REVIEW_CODES
 
     problems: list[str] = []
@@ -155,6 +160,41 @@ def check_registry() -> list[str]:
         for code in codemod.REVIEW_CODES:
             if code not in REVIEW_CODES:
                 problems.append(f"{label} declares {code}, which mwbmigrate/review.py does not document")
-        if not codemod.TARGET_VERSIONS or set(codemod.TARGET_VERSIONS) - set(TARGET_VERSIONS):
-            problems.append(f"{label} declares TARGET_VERSIONS {codemod.TARGET_VERSIONS}, not among {TARGET_VERSIONS}")
+        problems += _release_problems(label, codemod)
     return problems
+
+
+def _release_problems(label: str, codemod: type[MigrationCodemod]) -> list[str]:
+    declared = [("SINCE", codemod.SINCE), *(("BOUNDARIES", b) for b in codemod.BOUNDARIES)]
+    if codemod.UNTIL is not None:
+        declared.append(("UNTIL", codemod.UNTIL))
+    unknown = [
+        f"{label} declares {field} {value!r}, not a release of analysis/release_table.py"
+        for field, value in declared
+        if value not in TARGET_VERSIONS
+    ]
+    if unknown:
+        return unknown
+    problems = []
+    order = [TARGET_VERSIONS.index(value) for _field, value in declared]
+    if order != sorted(set(order)):
+        values = ", ".join(f"{field} {value}" for field, value in declared)
+        problems.append(f"{label} declares {values}: not SINCE < BOUNDARIES < UNTIL")
+    expected = targets_between(codemod.SINCE, codemod.UNTIL)
+    if codemod.TARGET_VERSIONS != expected:
+        problems.append(
+            f"{label} declares TARGET_VERSIONS {codemod.TARGET_VERSIONS}, but SINCE and UNTIL give {expected}"
+        )
+    return problems
+
+
+def modelled_targets() -> tuple[str, ...]:
+    """One target per distinct output: the default, and every SINCE, UNTIL and BOUNDARIES entry.
+
+    Between two of these no codemod changes what it does, so a test that runs every codemod for
+    these targets has run every shape the tool produces.
+    """
+    found = {DEFAULT_TARGET_VERSION}
+    for codemod in ALL_CODEMODS:
+        found |= {codemod.SINCE, *codemod.BOUNDARIES} | ({codemod.UNTIL} if codemod.UNTIL else set())
+    return tuple(v for v in TARGET_VERSIONS if v in found)

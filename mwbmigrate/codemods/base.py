@@ -4,24 +4,27 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import ClassVar, Sequence, cast
+from typing import Any, ClassVar, Optional, Sequence, cast
 
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
 from libcst.metadata import MetadataWrapper, ProviderT, ScopeProvider
 
+from mwbmigrate.analysis.isolation import ProjectCallers
 from mwbmigrate.analysis.nodes import NodeSet
 from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_PARAMETER, ModuleLocation, refers_to_old_class
 from mwbmigrate.analysis.positions import LocalPositions
 from mwbmigrate.analysis.signatures import ProjectSignatures
-from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, TARGET_VERSIONS
+from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, TARGET_VERSIONS, targets_between
 from mwbmigrate.analysis.version_gates import VersionGates, find_version_gates
 from mwbmigrate.codemods.findings import (
+    MARKER_CONTINUATION,
     MARKER_PREFIX,
     MAX_REASON_CHARS,
     Finding,
     FindingStore,
     PassFindings,
+    marked_codes,
     marker_slot,
     marker_text,
     one_line_reason,
@@ -39,6 +42,7 @@ __all__ = [
     "MigrationState",
     "NodeSet",
     "add_marker",
+    "marked_codes",
     "marker_text",
     "one_line_reason",
     "statement_markers",
@@ -65,6 +69,7 @@ class MigrationState:
     disabled_codemods: frozenset[str] = frozenset()  # codes and names not run in this pass
     renamed_signatures: set[tuple[str, str, str]] = field(default_factory=set)
     project_signatures: ProjectSignatures = field(default_factory=ProjectSignatures)  # pass 2 (keyword-callers)
+    project_callers: ProjectCallers = field(default_factory=ProjectCallers)  # analysis.isolation, rule I2
     suggestions: dict[tuple[str, str], str] = field(default_factory=dict)  # (code, reason) -> suggestion
     # Classes of this module that define their own `get_model_worker_batch` (adapters, fakes).
     local_method_owners: frozenset[str] | None = None
@@ -112,10 +117,27 @@ def state_of(context: CodemodContext) -> MigrationState:
 
 
 def statement_markers(statement: cst.CSTNode) -> str:
-    """The review markers already on a statement's (header) line, as one string ("" when none)."""
+    """The review markers already on a statement, as one string ("" when none): at the end of its
+    (header) line, or on the comment lines right above it (a marker too long for the line,
+    engine/marker_layout.py, its wrapped lines joined again)."""
     comment = slot_comment(marker_slot(statement))
     index = comment.find(MARKER_PREFIX)
-    return comment[index:] if index >= 0 else ""
+    trailing = comment[index:] if index >= 0 else ""
+    return "  ".join(text for text in (_marker_above(statement), trailing) if text)
+
+
+def _marker_above(statement: cst.CSTNode) -> str:
+    lines = getattr(statement, "leading_lines", ())
+    block: list[str] = []
+    for line in reversed(lines):
+        text = line.comment.value if line.comment is not None else ""
+        if text.startswith(MARKER_PREFIX):
+            block.append(text)
+            break
+        if not text.startswith(MARKER_CONTINUATION):
+            return ""
+        block.append(text[len(MARKER_CONTINUATION) :].strip())
+    return " ".join(reversed(block)) if block and block[-1].startswith(MARKER_PREFIX) else ""
 
 
 def add_marker(statement: cst.CSTNode, text: str) -> cst.CSTNode:
@@ -319,10 +341,23 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
     # CODEs of the codemods that must run whenever this one runs: its output is only correct, or
     # only reported, with them (earlier in the registry, or in the second pass).
     REQUIRES: ClassVar[tuple[str, ...]] = ()
-    TARGET_VERSIONS: ClassVar[tuple[str, ...]] = TARGET_VERSIONS  # the --target-version values it runs for
+    # The releases it models (django-upgrade's `min_version`): it runs for every target from SINCE
+    # up to, not including, UNTIL (None: through the newest), and BOUNDARIES are the releases in
+    # between where its output changes. Each is a release of analysis/release_table.py, which
+    # check_registry() checks. TARGET_VERSIONS, the targets it runs for, follows from them.
+    SINCE: ClassVar[str] = DEFAULT_TARGET_VERSION
+    UNTIL: ClassVar[Optional[str]] = None
+    BOUNDARIES: ClassVar[tuple[str, ...]] = ()
+    TARGET_VERSIONS: ClassVar[tuple[str, ...]] = TARGET_VERSIONS
     # Declared only by the codemods that read them: LibCST merges a class's dependencies with its
     # bases', so a base that declared ScopeProvider would resolve scopes for every codemod.
     METADATA_DEPENDENCIES: ClassVar[Sequence[ProviderT]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # One declared by hand is kept, for check_registry() to compare with SINCE and UNTIL.
+        if "TARGET_VERSIONS" not in cls.__dict__:
+            cls.TARGET_VERSIONS = targets_between(cls.SINCE, cls.UNTIL)
 
     def __init__(self, context: CodemodContext) -> None:
         # A plain CSTTransformer: the matcher-decorator machinery of ContextAwareTransformer costs
@@ -436,7 +471,7 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
         if any(codes is None or f.code in codes for f in found):
             return True
         earlier = statement_markers(statement)
-        return bool(earlier) and (codes is None or any(f"{MARKER_PREFIX}{code} " in earlier for code in codes))
+        return bool(earlier) and (codes is None or bool(marked_codes(earlier) & set(codes)))
 
     def reasons_on(self, statement: cst.CSTNode) -> str:
         """The marker texts of `statement`'s findings and an earlier run's markers, as one string."""

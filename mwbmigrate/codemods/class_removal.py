@@ -19,7 +19,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import ScopeProvider
 
 from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS, OLD_METHOD
-from mwbmigrate.analysis.target_versions import overrides_are_arguments
+from mwbmigrate.analysis.target_versions import KEYWORD_OVERRIDES_SINCE, overrides_are_arguments
 from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, MigrationState, deleted, settle_module, settled
 
 # Names the declarations use: (module, object); object None for `import module`.
@@ -52,6 +52,7 @@ class RemoveOldClass(MigrationCodemod):
     SUMMARY = "Delete `class ModelWorkerBatch` and `ScheduleBatch.get_model_worker_batch`; declare the one-shot override fields."
     TRIGGERS = (OLD_CLASS, OLD_METHOD)
     REQUIRES = ("MWB002", "MWB005", "MWB008", "MWB004", "MWB013", *REPORTS)
+    BOUNDARIES = (KEYWORD_OVERRIDES_SINCE,)  # where overrides_are_arguments() turns true
     METADATA_DEPENDENCIES = (ScopeProvider,)
 
     @classmethod

@@ -48,7 +48,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
 from mwbmigrate.analysis.override_sites import CORE_RUNTIME, reads_through_view
-from mwbmigrate.analysis.target_versions import overrides_are_arguments
+from mwbmigrate.analysis.target_versions import KEYWORD_OVERRIDES_SINCE, overrides_are_arguments
 from mwbmigrate.codemods._call_layout import init_new_with_override_arguments
 from mwbmigrate.codemods._shared import leading_lines
 from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod, MigrationState, deleted, settled
@@ -144,6 +144,7 @@ class MoveCoreOntoRuntime(MigrationCodemod):
         "batch_record_buf",
     )
     REQUIRES = REPORTS
+    BOUNDARIES = (KEYWORD_OVERRIDES_SINCE,)  # where overrides_are_arguments() turns true
     METADATA_DEPENDENCIES = ()
 
     @classmethod

@@ -11,13 +11,15 @@ adopts a pass's anchors only when it adopts the pass's module (`FindingStore.com
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Iterator, Mapping
+from typing import Iterator, Mapping, Sequence
 
 import libcst as cst
 from libcst.metadata import CodeRange
 
 MARKER_PREFIX = "# mwbmigrate: "
+MARKER_CONTINUATION = "#   "  # the wrapped lines of a marker written above its statement
 MAX_REASON_CHARS = 240  # one readable line; longer than every reason the codemods write about the code itself
 
 
@@ -32,6 +34,20 @@ def one_line_reason(reason: str) -> str:
 
 def marker_text(code: str, reason: str) -> str:
     return f"{MARKER_PREFIX}{code} {one_line_reason(reason)}"
+
+
+def statement_marker(findings: Sequence[Finding]) -> str:
+    """The one marker a statement carries: each of its codes with its reason, in the order found
+    (`# mwbmigrate: MWB101 reason; MWB106 reason`)."""
+    return MARKER_PREFIX + "; ".join(dict.fromkeys(f"{f.code} {f.reason}" for f in findings))
+
+
+_MARKED_CODE = re.compile(r"(?:mwbmigrate: |; )(MWB\d{3}) ")
+
+
+def marked_codes(markers: str) -> set[str]:
+    """The codes that marker text names (one marker lists several, `statement_marker`)."""
+    return set(_MARKED_CODE.findall(markers))
 
 
 @dataclass(frozen=True)
@@ -157,18 +173,18 @@ class FindingStore:
 
 
 class RenderFindings(cst.CSTTransformer):
-    """Adds each slot's markers, in the order they were found, as `add_marker` did during the passes."""
+    """Ends each statement's line with its one marker: `markers` maps a slot (by identity) to the
+    text it gets (engine/marker_layout.py decides, and lifts a marker too long for its line)."""
 
-    def __init__(self, store: FindingStore) -> None:
+    def __init__(self, markers: Mapping[int, tuple[cst.TrailingWhitespace, str]]) -> None:
         super().__init__()
-        self.store = store
+        self.markers = markers
 
     def leave_TrailingWhitespace(
         self, original_node: cst.TrailingWhitespace, updated_node: cst.TrailingWhitespace
     ) -> cst.TrailingWhitespace:
-        for finding in self.store.at(original_node):
-            updated_node = with_marker(updated_node, finding.text)
-        return updated_node
+        entry = self.markers.get(id(original_node))
+        return with_marker(updated_node, entry[1]) if entry is not None and entry[0] is original_node else updated_node
 
 
 def placed_findings(store: FindingStore, positions: Mapping[cst.CSTNode, CodeRange]) -> list[tuple[int, int, Finding]]:

@@ -32,7 +32,7 @@ from libcst.metadata import Assignment, BaseAssignment, QualifiedNameSource, Sco
 
 from mwbmigrate.analysis.old_api import OLD_PARAMETER
 from mwbmigrate.analysis.signatures import RenamedSignature, module_parts, renames_of
-from mwbmigrate.codemods.base import MARKER_PREFIX, REPORTS, MigrationCodemod, MigrationState, statement_markers
+from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, MigrationState, marked_codes, statement_markers
 
 
 @dataclass(frozen=True)
@@ -420,7 +420,7 @@ class RenameKeywordArguments(MigrationCodemod):
         their signatures are recorded no more, and it would rename what the first run refused, or
         add a vaguer MWB115 beside the first reason. The marker goes when the site is fixed."""
         markers = statement_markers(self.enclosing_statement(call))
-        return any(f"{MARKER_PREFIX}{code} " in markers for code in _KEPT_CODES)
+        return bool(marked_codes(markers) & set(_KEPT_CODES))
 
     def _dispatch_conflict(self, callee: _Callee, plan: _Plan, passed: list[str]) -> _Plan | None:
         """`self.m(...)` may run a subclass's own `m`: kept, and said, when one defined here takes

@@ -1,5 +1,5 @@
-"""With `--target-version 0.5.16`: the one-shot override writes become keyword arguments of the call
-that consumes them, as SGLang 0.5.16 passes them (it removed the fields from `ScheduleBatch`).
+"""With `--target-version 0.5.16` or later: the one-shot override writes become keyword arguments of
+the call that consumes them, as SGLang 0.5.16 on passes them (it removed the fields from `ScheduleBatch`).
 
     batch.capture_hidden_mode = M                     forward_batch = ForwardBatch.init_new(
     batch.return_hidden_states_before_norm = True  ->     batch,
@@ -16,7 +16,10 @@ when that is safe), on the name the call takes as its batch. 0.5.16's `init_new`
 `return_hidden_states_before_norm`, so every `ForwardBatch.init_new` call gets `=False` unless a
 write says otherwise; a `forward_batch_generation` that builds the forward batch from its first
 parameter (`ForwardBatch.init_new(batch, ...)`, or `super().forward_batch_generation(batch, ...)`)
-gains the keyword-only `capture_hidden_mode=None` and hands it on, as `TpModelWorker`'s does.
+gains the keyword-only `capture_hidden_mode=None` and hands it on, as `TpModelWorker`'s does; not
+a speculative worker's (`analysis.worker_classes`): the scheduler never passes it one, and no
+`EAGLEWorkerV2` from 0.5.13 to 0.5.23 takes it (worker-signatures gives such a method what its
+callers do pass).
 
 Refused, the write kept with a review marker:
     MWB138  not right before a call that takes it (a later statement, another function, a
@@ -40,10 +43,11 @@ from mwbmigrate.analysis.override_sites import OverrideWrite, override_write
 from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.analysis.target_versions import (
     OVERRIDE_KEYWORDS,
-    REQUIRED_INIT_NEW_KEYWORD,
     TARGET_VERSIONS,
+    init_new_parameters,
     overrides_are_arguments,
 )
+from mwbmigrate.analysis.worker_classes import SPEC_WORKER, WorkerClass, worker_classes
 from mwbmigrate.codemods._call_layout import (
     _FORWARD_BATCH,
     _SCHEDULE_BATCH,
@@ -108,12 +112,12 @@ def _known_write(statement: cst.CSTNode) -> OverrideWrite:
 class PassOverridesAsArguments(MigrationCodemod):
     CODE = "MWB015"
     NAME = "override-arguments"
-    SUMMARY = "With --target-version 0.5.16: an override write right before `ForwardBatch.init_new` / `forward_batch_generation` becomes its keyword argument."
+    SUMMARY = "With --target-version 0.5.16 or later: an override write right before `ForwardBatch.init_new` / `forward_batch_generation` becomes its keyword argument."
     TRIGGERS = OLD_API
     BODY_WORDS = ("init_new", PASS_THROUGH_FUNCTION, *ONE_SHOT_OVERRIDES)  # applies_to's words
     REVIEW_CODES = ("MWB138", "MWB139", "MWB140")
     REQUIRES = REPORTS
-    TARGET_VERSIONS = tuple(v for v in TARGET_VERSIONS if overrides_are_arguments(v))
+    SINCE = next(v for v in TARGET_VERSIONS if overrides_are_arguments(v))  # applies_to's test
     METADATA_DEPENDENCIES = ()
 
     @classmethod
@@ -131,10 +135,13 @@ class PassOverridesAsArguments(MigrationCodemod):
         self._laid_out = NodeSet()  # one-line calls this codemod spread over several lines
         self._forward_batch_module: str | None = None
         self._module_names: set[str] = set()
+        self._workers: dict[str, WorkerClass] = {}
 
     # -- module facts --------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
         self._default_indent = node.default_indent
+        # Inside SGLang's package too: its own spec workers are no more a target worker than a fork's.
+        self._workers = worker_classes(node, inside_sglang=False)
         for statement in node.body:
             if isinstance(statement, cst.ClassDef):
                 self._module_names.add(statement.name.value)
@@ -180,6 +187,11 @@ class PassOverridesAsArguments(MigrationCodemod):
             return None
         if any(p.name.value == CAPTURE for p in params.params):
             return None
+        # A speculative worker is its scheduler's callee, not a spec worker's target: no release
+        # passes it `capture_hidden_mode`, and its SGLang base (`EAGLEWorkerV2`, ...) takes none.
+        owner = self._workers.get(self.enclosing_class() or "")
+        if owner is not None and owner.kind == SPEC_WORKER:
+            return None
         batch = params.params[1].name.value
         builds = any(
             batch_argument(call) == batch and (consuming_call(call) == "init_new" or self._is_super_forward(call))
@@ -217,11 +229,18 @@ class PassOverridesAsArguments(MigrationCodemod):
         hands_on = frame is not None and frame.pass_through is not None and batch_argument(call) == frame.pass_through
         if hands_on and (callee == "init_new" or self._is_super_forward(call)) and CAPTURE not in _keywords(call):
             call = with_keyword(call, CAPTURE, cst.Name(CAPTURE))
-        if callee == "init_new" and REQUIRED_INIT_NEW_KEYWORD not in _keywords(call):
-            call = with_keyword(call, REQUIRED_INIT_NEW_KEYWORD, cst.Name("False"))
+        if callee == "init_new":
+            # The target's required keywords of init_new (0.5.16 on: `return_hidden_states_before_norm`),
+            # passed as False unless a write right before the call said otherwise.
+            for required in self._required_init_new_keywords():
+                if required not in _keywords(call):
+                    call = with_keyword(call, required, cst.Name("False"))
         if call is not updated_node:
             self._grown.add(call)
         return call
+
+    def _required_init_new_keywords(self) -> tuple[str, ...]:
+        return tuple(p.name for p in init_new_parameters(self.state.target_version) if p.keyword_only and not p.default)
 
     # -- blocks: fold the writes right before a consuming call into it --------------------------
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
@@ -266,19 +285,19 @@ class PassOverridesAsArguments(MigrationCodemod):
             self.review(
                 statement,
                 "MWB139",
-                f"`{OVERRIDE_ARGUMENT}` kept: 0.5.16 has no such override and `ForwardBatch.init_new` reads `batch.seq_lens_cpu`; set that around the forward and restore it after",
+                f"`{OVERRIDE_ARGUMENT}` kept: {self.state.target_version} has no such override and `ForwardBatch.init_new` reads `batch.seq_lens_cpu`; set that around the forward and restore it after",
             )
         elif adjacent_call is not None:
             self.review(
                 statement,
                 "MWB140",
-                f"`{write.field}` kept: 0.5.16's `{adjacent_call}` takes no `{write.field}=`; build the forward batch with `ForwardBatch.init_new(..., {write.field}=...)`",
+                f"`{write.field}` kept: {self.state.target_version}'s `{adjacent_call}` takes no `{write.field}=`; build the forward batch with `ForwardBatch.init_new(..., {write.field}=...)`",
             )
         else:
             self.review(
                 statement,
                 "MWB138",
-                f"`{write.field}` kept: 0.5.16 has no such ScheduleBatch field; pass `{write.field}=` to the call that consumes it (converted only from the statements right before it)",
+                f"`{write.field}` kept: {self.state.target_version} has no such ScheduleBatch field; pass `{write.field}=` to the call that consumes it (converted only from the statements right before it)",
             )
 
     def leave_IndentedBlock(

@@ -24,7 +24,8 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ScopeProvider
 
-from mwbmigrate.analysis.calls import callee_name
+from mwbmigrate.analysis.calls import callee_name, last_name
+from mwbmigrate.analysis.isolation import called_only_isolated, runs_isolated
 from mwbmigrate.analysis.old_api import (
     OLD_CLASS,
     OLD_METHOD,
@@ -85,7 +86,12 @@ class _FunctionScan(cst.CSTVisitor):
         self.calls: list[tuple[cst.Call, cst.CSTNode]] = []
         self.writes: list[tuple[cst.Attribute, cst.CSTNode]] = []
         self.reads: list[tuple[cst.Attribute, cst.CSTNode]] = []
+        self.gates: dict[
+            int, tuple[cst.BaseExpression, ...]
+        ] = {}  # id of a read -> tests of the ifs whose body holds it
+        self.forward_modes: dict[str, list[cst.BaseExpression]] = {}  # local name -> the values bound to it
         self._targets: set[int] = set()
+        self._tests: list[cst.BaseExpression] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         # Pushed even when not descended into: on_leave runs for a skipped node too.
@@ -106,6 +112,19 @@ class _FunctionScan(cst.CSTVisitor):
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         self._targets.add(id(node.target))
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            for name in _bound_names(target.target):
+                self.forward_modes.setdefault(name, []).append(
+                    node.value if isinstance(target.target, cst.Name) else target.target
+                )
+
+    def visit_If_body(self, node: cst.If) -> None:
+        self._tests.append(node.test)
+
+    def leave_If_body(self, node: cst.If) -> None:
+        self._tests.pop()
+
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._targets.add(id(node.target))
 
@@ -120,6 +139,48 @@ class _FunctionScan(cst.CSTVisitor):
             self.writes.append((node, self.statements[-1]))
         else:
             self.reads.append((node, self.statements[-1]))
+            self.gates[id(node)] = tuple(self._tests)
+
+
+def _bound_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _bound_names(element.value)]
+    return []
+
+
+# ForwardMode tests true only in modes where the old object carried the extend lengths:
+# `get_model_worker_batch` set them to None exactly when `forward_mode.is_decode_or_idle()`.
+_EXTEND_MODE_TESTS = frozenset({"is_extend", "is_extend_or_draft_extend_or_mixed", "is_target_verify", "is_prefill"})
+
+
+def _proves_extend(test: cst.BaseExpression, holds_old: set[str], scan: _FunctionScan) -> bool:
+    """Whether `test` being true proves the old object's forward mode was neither decode nor idle."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _proves_extend(test.left, holds_old, scan) or _proves_extend(test.right, holds_old, scan)
+    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    call = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+        return False
+    method = call.func.attr.value
+    if (method == "is_decode_or_idle") != negated or (not negated and method not in _EXTEND_MODE_TESTS):
+        return False
+    return _is_old_forward_mode(call.func.value, holds_old, scan)
+
+
+def _is_old_forward_mode(node: cst.BaseExpression, holds_old: set[str], scan: _FunctionScan) -> bool:
+    """`old.forward_mode`, or a local bound once, to that, in the function."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "forward_mode":
+        return isinstance(node.value, cst.Name) and node.value.value in holds_old
+    if isinstance(node, cst.Name):
+        values = scan.forward_modes.get(node.value, [])
+        return (
+            len(values) == 1
+            and _is_old_forward_mode(values[0], holds_old, scan)
+            and not isinstance(values[0], cst.Name)
+        )
+    return False
 
 
 class ReportSemanticRisks(MigrationCodemod):
@@ -127,7 +188,7 @@ class ReportSemanticRisks(MigrationCodemod):
     NAME = "semantic-review"
     SUMMARY = "Mark sites whose meaning changes with the migration (one-shot overrides, derived and ungated reads, copy semantics)."
     TRIGGERS = (OLD_PARAMETER, OLD_CLASS)
-    REVIEW_CODES = ("MWB103", "MWB104", "MWB105", "MWB106", "MWB107", "MWB112", "MWB114", "MWB116")
+    REVIEW_CODES = ("MWB103", "MWB104", "MWB105", "MWB106", "MWB107", "MWB112", "MWB114", "MWB116", "MWB180")
     METADATA_DEPENDENCIES = (ScopeProvider,)
 
     # override-moves' plans for the function being visited, by id of the statement.
@@ -228,6 +289,13 @@ class ReportSemanticRisks(MigrationCodemod):
             if target.value in accesses:
                 if field in ONE_SHOT_OVERRIDES:
                     self._check_consumed(target, statement, consuming, f"`{field}` override")
+                elif self._undone_by_isolation(node, cst.ensure_type(target.value, cst.Name).value):
+                    self.review(
+                        statement,
+                        "MWB180",
+                        f"write to `{field}` reaches the scheduler's batch; "
+                        f"{self.state.target_version}'s forward isolation sets it back after the forward",
+                    )
                 else:
                     self.review(
                         statement,
@@ -240,6 +308,7 @@ class ReportSemanticRisks(MigrationCodemod):
                     "MWB107",
                     "`ScheduleBatch.seq_lens_cpu_cache` written as a persistent cache; in 0.5.13 it is a one-shot override",
                 )
+        holds_old = {access.value for access in accesses} | set(facts.aliases)
         for attribute, statement in scan.reads:
             receiver = cst.ensure_type(attribute.value, cst.Name)  # the scan keeps reads of a name's attribute only
             field = attribute.attr.value
@@ -267,12 +336,52 @@ class ReportSemanticRisks(MigrationCodemod):
                     "MWB104",
                     "`seq_lens_cpu` reflected the override on the old object; read forward_batch.seq_lens_cpu after init_new",
                 )
-            elif field in UNGATED_FIELDS:
+            elif field in UNGATED_FIELDS and not any(
+                _proves_extend(test, holds_old, scan) for test in scan.gates.get(id(attribute), ())
+            ):
                 self.review(
                     statement,
                     "MWB105",
                     f"`{field}` was None in decode/idle on the old object; ScheduleBatch's field is not gated",
                 )
+
+    def _undone_by_isolation(self, function: cst.FunctionDef, receiver: str) -> bool:
+        """Rules I1 and I2 of analysis.isolation: a write through a parameter of a method of a worker
+        the target isolates whole, or of a function the tree calls only from such methods."""
+        if receiver not in {param.name.value for param in all_params(function.params)}:
+            return False
+        target = self.state.target_version
+        owner = self._enclosing_class_node()
+        if owner is not None and runs_isolated(self._class_names(owner), target):
+            return True
+        return called_only_isolated(function.name.value, self.state.project_callers, target)
+
+    def _enclosing_class_node(self) -> cst.ClassDef | None:
+        for ancestor in reversed(self._ancestors):
+            if isinstance(ancestor, cst.ClassDef):
+                return ancestor
+            if isinstance(ancestor, cst.FunctionDef) and ancestor is not self._ancestors[-1]:
+                return None  # a function nested in the method: called from anywhere
+        return None
+
+    def _class_names(self, owner: cst.ClassDef) -> set[str]:
+        """The class's name and its bases' as written, through the module's own classes."""
+        module = next((a for a in self._ancestors if isinstance(a, cst.Module)), None)
+        classes = {c.name.value: c for c in module.body if isinstance(c, cst.ClassDef)} if module else {}
+        names: set[str] = set()
+        pending = [owner]
+        while pending:
+            current = pending.pop()
+            if current.name.value in names:
+                continue
+            names.add(current.name.value)
+            for base in current.bases:
+                name = last_name(base.value)
+                if name:
+                    names.add(name)
+                    if name in classes and name != current.name.value:
+                        pending.append(classes[name])
+        return names
 
     def _params_typed_either(self, node: cst.FunctionDef) -> set[str]:
         """Parameters annotated `Union[..., ModelWorkerBatch, ...]` (or `A | ModelWorkerBatch`)."""

@@ -35,7 +35,7 @@ from mwbmigrate import __version__
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 
 CACHE_DIR_ENV = "MWBMIGRATE_CACHE_DIR"
-FORMAT = 1  # the entries' layout; bump it when FileResult's stored fields change
+FORMAT = 2  # the entries' layout; bump it when FileResult's stored fields change
 _PACKAGE = Path(__file__).resolve().parents[1]
 _CACHEABLE = (FileStatus.SKIPPED, FileStatus.UNCHANGED, FileStatus.CHANGED)
 
@@ -95,7 +95,9 @@ def _encode(result: FileResult) -> dict[str, Any]:
         "rewritten": result.rewritten,
         "encoding": result.encoding,
         "has_bom": result.has_bom,
-        "review_items": [[i.code, i.path, i.line, i.column, i.message, i.suggestion] for i in result.review_items],
+        "review_items": [
+            [i.code, i.path, i.line, i.column, i.message, i.suggestion, i.kind] for i in result.review_items
+        ],
         "applied": list(result.applied),
         "renamed_signatures": [list(s) for s in result.renamed_signatures],
         "parsed": result.parsed,
@@ -130,8 +132,8 @@ def _bool(value: object) -> bool:
 def _decode(entry: dict[str, Any], path: str, display_path: str) -> FileResult:
     """The stored result, every field checked for its type (a corrupt entry raises)."""
     items = tuple(
-        ReviewItem(_str(code), _str(item_path), _int(line), _int(column), _str(message), _str(suggestion))
-        for code, item_path, line, column, message, suggestion in entry["review_items"]
+        ReviewItem(_str(code), _str(item_path), _int(line), _int(column), _str(message), _str(suggestion), _str(kind))
+        for code, item_path, line, column, message, suggestion, kind in entry["review_items"]
     )
     signatures = tuple((_str(a), _str(b), _str(c)) for a, b, c in entry["renamed_signatures"])
     return FileResult(

@@ -18,8 +18,9 @@ import re
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterable, Sequence, TypeVar
+from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
+from mwbmigrate.analysis.isolation import scan_callers
 from mwbmigrate.analysis.old_api import ModuleLocation
 from mwbmigrate.analysis.signatures import ProjectSignatures, RenamedSignature, module_parts
 from mwbmigrate.codemods import CODEMODS, SECOND_PASS_CODEMODS
@@ -83,6 +84,14 @@ def _text_after_pass_one(result: FileResult, data: bytes | None) -> str:
         return read_regular_file(result.path).decode(result.encoding, "replace")
     except UnreadableFile:
         return ""  # an unchanged file that is no longer a regular file: nothing for pass 2 to look at
+
+
+def _file_bytes(files: Iterable[DiscoveredFile]) -> Iterator[bytes]:
+    for discovered in files:
+        try:
+            yield discovered.data if discovered.data is not None else read_regular_file(discovered.path)
+        except UnreadableFile:
+            continue
 
 
 def _tree_has_request_mirror(files: Iterable[DiscoveredFile], options: TransformOptions) -> bool | None:
@@ -280,7 +289,11 @@ def run_rewrite(
     discovery.files = [f for f in discovery.files if not is_vendored(f.path)]
     discovery.problems = [problem for problem in discovery.problems if not is_vendored(problem[0])]
     jobs = jobs or default_jobs()
-    options = replace(options, request_mirror=_tree_has_request_mirror(discovery.files, options))
+    options = replace(
+        options,
+        request_mirror=_tree_has_request_mirror(discovery.files, options),
+        project_callers=scan_callers(_file_bytes(discovery.files)),
+    )
 
     def file_options(base: TransformOptions, path: Path, display_path: str) -> TransformOptions:
         return options_for_file(base, path, display_path) if vendor_runtime else base

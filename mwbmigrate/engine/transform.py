@@ -14,16 +14,18 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper
 
+from mwbmigrate.analysis.isolation import ProjectCallers
 from mwbmigrate.analysis.old_api import ModuleLocation
 from mwbmigrate.analysis.positions import LocalPositions
 from mwbmigrate.analysis.signatures import ProjectSignatures
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION
 from mwbmigrate.codemods import CODEMODS, PREFILTER_BYTES
 from mwbmigrate.codemods.base import RUNTIME_MODULE, STATE_KEY, MigrationCodemod, MigrationState, tidy_block_start
-from mwbmigrate.codemods.findings import FindingStore, PassFindings, RenderFindings, placed_findings
+from mwbmigrate.codemods.findings import Finding, FindingStore, PassFindings, RenderFindings, placed_findings
 from mwbmigrate.codemods.wild_shapes import ReportWildShapes, collapse_version_gates, imports_foreign_old_class
 from mwbmigrate.engine.code_view import code_view, triggered
 from mwbmigrate.engine.elision import elide, restored_line
+from mwbmigrate.engine.marker_layout import DEFAULT_LINE_LENGTH, lift_long_markers, marker_placements, shifted_line
 from mwbmigrate.engine.source import (
     DecodedSource,
     UnreadableFile,
@@ -33,6 +35,7 @@ from mwbmigrate.engine.source import (
     source_line_texts,
 )
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
+from mwbmigrate.review import NOTE, code_kind
 
 _CR_ONLY = re.compile(r"\r(?!\n)")
 # Set to any non-empty value, codemods see whole modules (no function body left out).
@@ -46,11 +49,14 @@ class NotRoundTrippable(Exception):
 @dataclass(frozen=True)
 class TransformOptions:
     markers: bool = True
+    note_markers: bool = False  # `--markers all`: notes are written into the code too, not only reported
+    line_length: int = DEFAULT_LINE_LENGTH  # a marker that would make its line longer goes above its statement
     disabled: frozenset[str] = frozenset()  # codemod codes or names not to run
     selected_reviews: frozenset[str] | None = None
     ignored_reviews: frozenset[str] = frozenset()
     extra_modules: tuple[str, ...] = ()
     project_signatures: ProjectSignatures = field(default_factory=ProjectSignatures)  # pass 2: renamed project-wide
+    project_callers: ProjectCallers = field(default_factory=ProjectCallers)  # who calls what takes the old object
     collapse_compat: bool = False  # rewrite version-gated compatibility code to the new API too
     target_version: str = DEFAULT_TARGET_VERSION  # 0.5.13: one-shot fields on the batch; 0.5.16: keyword arguments
     runtime_module: str = RUNTIME_MODULE  # the runtime helpers' module: mwbmigrate.runtime, or a vendored copy
@@ -79,7 +85,11 @@ def _review_items(module: cst.Module, text: str, display_path: str, findings: Fi
     for number, _, finding in placed_findings(findings, LocalPositions().within(module)):
         line = lines[number - 1] if number <= len(lines) else ""
         column = len(line) - len(line.lstrip()) + 1
-        items.append(ReviewItem(finding.code, display_path, number, column, finding.reason, finding.suggestion))
+        items.append(
+            ReviewItem(
+                finding.code, display_path, number, column, finding.reason, finding.suggestion, code_kind(finding.code)
+            )
+        )
     return tuple(items)
 
 
@@ -113,6 +123,7 @@ def migration_state(path: str, options: TransformOptions) -> MigrationState:
         ignored_reviews=options.ignored_reviews,
         disabled_codemods=options.disabled,
         project_signatures=options.project_signatures,
+        project_callers=options.project_callers,
         target_version=options.target_version,
         runtime_module=options.runtime_module,
         request_mirror=options.request_mirror,
@@ -295,9 +306,17 @@ def _transform_text(
         module = insert_imports(module, context)
         context.scratch.pop(AddImportsVisitor.CONTEXT_KEY, None)
     items = _review_items(module, module.code, display_path, state.findings)
-    if options.markers and state.findings:
-        module = module.visit(RenderFindings(state.findings))  # once, after every codemod
     new_text = module.code
+    if options.markers and state.findings:
+
+        def shown(finding: Finding) -> bool:
+            return options.note_markers or code_kind(finding.code) != NOTE
+
+        placements = marker_placements(module, state.findings, shown, LocalPositions().within(module))
+        markers = {id(p.slot): (p.slot, p.text) for p in placements}
+        module = module.visit(RenderFindings(markers))  # once, after every codemod
+        new_text, shifts = lift_long_markers(module.code, placements, options.line_length)
+        items = tuple(replace(item, line=shifted_line(item.line, shifts)) for item in items)
     return TextOutcome(new_text, items, tuple(dict.fromkeys(state.changed_by)), tuple(sorted(state.renamed_signatures)))
 
 

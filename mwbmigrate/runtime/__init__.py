@@ -1,7 +1,7 @@
 """Runtime helpers a migrated SGLang tree imports (or vendors) for the 0.5.13 ScheduleBatch contract.
 
-* :mod:`.overrides` -- one-shot per-forward overrides on the batch (0.5.13), or as
-  ``init_new`` keyword arguments (0.5.16);
+* :mod:`.overrides` -- one-shot per-forward overrides on the batch (0.5.13 to 0.5.15.post1),
+  or as ``init_new`` keyword arguments (0.5.16 to 0.5.23);
 * :mod:`.isolation` -- :func:`overlap_forward_isolation`, a batch made transactional
   across one forward;
 * :mod:`.ring` -- :class:`BatchRecordRing`, keep-alive of a batch's objects for N

@@ -19,6 +19,16 @@ hands them on:
 
 Then nothing on the batch is read or reset (0.5.16's batch has no such fields), and `seq_lens_cpu`
 is the batch's own.
+
+Targets served (`--target-version`): without the keywords, 0.5.13 to 0.5.15.post1, whose batch
+still has the fields; with them, 0.5.16 to 0.5.23. When neither the call nor the batch gives a
+capture mode, the view derives it by the 0.5.13-0.5.16 rule (FULL when `batch.return_hidden_states`,
+else the speculative input's mode, else NULL). SGLang's own `init_new` changed that rule in 0.5.17
+(NULL on a draft worker, else from `batch.return_hidden_states_mode` and the server's mode); a
+migrated `init_new` keeps the rule its own code had, and a caller that needs 0.5.17's passes
+`capture_hidden_mode=` itself. The keyword-only parameters 0.5.22 adds to `init_new`
+(`extend_position_info`, `spec_mrope_positions`, `kv_loc_plan`, `write_cols`) are `init_new`'s
+own business; the view neither takes nor needs them.
 """
 
 from __future__ import annotations

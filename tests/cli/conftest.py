@@ -49,6 +49,8 @@ _GIT_SETTINGS = {
 }
 
 _MARKER = re.compile(rb"[ \t]*# mwbmigrate: MWB\d+[^\r\n]*")
+# A marker too long for its line stands above its statement, wrapped: `#   ` continues it.
+_MARKER_ABOVE = re.compile(rb"(?m)^[ \t]*# mwbmigrate: MWB\d+[^\r\n]*\r?\n(?:[ \t]*#   [^\r\n]*\r?\n)*")
 
 
 class CliKit:
@@ -130,7 +132,7 @@ class CliKit:
     @staticmethod
     def strip_markers(data: bytes) -> bytes:
         """The code without the `# mwbmigrate: MWB1xx ...` review markers the tool appends to lines."""
-        return _MARKER.sub(b"", data)
+        return _MARKER.sub(b"", _MARKER_ABOVE.sub(b"", data))
 
     @staticmethod
     def flat(text: str | bytes) -> str:

@@ -7,6 +7,8 @@ import ast
 import json
 import re
 
+from corpus_trees import marked_statement
+
 OLD_API = re.compile(r"\bModelWorkerBatch\b|\bmodel_worker_batch\b|\bget_model_worker_batch\b")
 
 
@@ -80,6 +82,6 @@ def test_rewritten_examples_have_no_old_api_left_and_compile(kit):
 def test_union_annotated_receiver_gets_its_field_renamed_or_flagged(kit):
     repo = kit.repo()
     assert kit.invoke("rewrite", repo).exit_code == 0
-    lines = (repo / "my_fork" / "spec_plugin.py").read_text().splitlines()
-    line = next(text for text in lines if "for n in batch." in text)
-    assert "batch.extend_lens" in line or "# mwbmigrate: MWB" in line, line
+    text = (repo / "my_fork" / "spec_plugin.py").read_text()
+    number, line = next((n, line) for n, line in enumerate(text.splitlines(), 1) if "for n in batch." in line)
+    assert "batch.extend_lens" in line or marked_statement(text, number), line

@@ -140,9 +140,11 @@ def test_markers_flag_turns_configured_markers_back_on(kit):
     )
     off = kit.invoke("rewrite", repo, "--dry-run")
     assert "# mwbmigrate: MWB113" not in off.stdout and "MWB113" in off.stderr
-    on = kit.invoke("rewrite", repo, "--dry-run", "--markers")
+    hazards = kit.invoke("rewrite", repo, "--dry-run", "--markers", "hazards")
+    assert "# mwbmigrate: MWB113" not in hazards.stdout and "MWB113" in hazards.stderr  # a note: reported only
+    on = kit.invoke("rewrite", repo, "--dry-run", "--markers", "all")
     assert "# mwbmigrate: MWB113" in on.stdout
-    assert "# mwbmigrate:" not in kit.invoke("rewrite", repo, "--dry-run", "--markers", "--no-markers").stdout
+    assert "# mwbmigrate:" not in kit.invoke("rewrite", repo, "--dry-run", "--markers", "all", "--no-markers").stdout
 
 
 @pytest.mark.parametrize(

@@ -98,8 +98,10 @@ def test_markdown_report_has_a_summary_table_and_one_details_block_per_changed_f
     ]
     assert values == ["7", "4", "3", "2", str(review_items)]
 
-    blocks = re.findall(r"<details>(.*?)</details>", report, flags=re.S)
-    assert len(blocks) == len(CHANGED) == report.count("<details>")
+    # One block per changed file; the notes are folded into one more, before them.
+    blocks = re.findall(r"<details><summary><code>(.*?)</details>", report, flags=re.S)
+    blocks = [f"<summary><code>{block}" for block in blocks]
+    assert len(blocks) == len(CHANGED) == report.count("<details><summary><code>")
     for path, block in zip(CHANGED, blocks, strict=False):
         summary = re.search(r"<summary>(.*?)</summary>", block).group(1)
         assert path in summary

@@ -2,7 +2,8 @@
 
 `path` (optional) is where the module pretends to live, which matters for relative imports and for
 SGLang's own `schedule_batch.py`. `after-<version>.py` (optional) is the expected output for
-`--target-version <version>`, `after-collapse.py` for `--collapse-compat`. The whole pipeline runs, as a user would see it, including the
+`--target-version <version>`, `after-collapse.py` for `--collapse-compat`, `after-markers-all.py` for
+`--markers all` (notes written into the code too). The whole pipeline runs, as a user would see it, including the
 second pass (keyword callers) fed with the signatures the first pass renamed in the same file.
 """
 
@@ -42,6 +43,7 @@ def check_case(case: Path) -> None:
     expectations = [("after.py", TransformOptions())]
     expectations += [(f"after-{target}.py", TransformOptions(target_version=target)) for target in TARGET_VERSIONS]
     expectations.append(("after-collapse.py", TransformOptions(collapse_compat=True)))  # --collapse-compat
+    expectations.append(("after-markers-all.py", TransformOptions(note_markers=True)))  # --markers all
     checked = 0
     for name, options in expectations:
         if not (case / name).exists():

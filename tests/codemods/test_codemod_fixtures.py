@@ -1,5 +1,6 @@
 import pytest
 
+from corpus_trees import marked_statement
 from fixture_cases import FIXTURES, cases, check_case
 
 ALL_CASES = [case for folder in sorted(FIXTURES.iterdir()) if folder.is_dir() for case in cases(folder.name)]
@@ -42,6 +43,5 @@ def test_old_api_left_only_on_marked_lines(case):
     from corpus_trees import old_api_code_tokens
 
     text = (case / "after.py").read_text()
-    lines = text.splitlines()
-    unmarked = [(n, token) for n, token in old_api_code_tokens(text) if "# mwbmigrate: MWB" not in lines[n - 1]]
+    unmarked = [(n, token) for n, token in old_api_code_tokens(text) if not marked_statement(text, n)]
     assert unmarked == []

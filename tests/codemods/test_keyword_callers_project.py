@@ -68,8 +68,12 @@ def drive(x, obj):
     Worker().run(batch=x)
     helper(batch=x)
     w.helper(batch=x)
-    other_helper(model_worker_batch=1)  # mwbmigrate: MWB147 `model_worker_batch=` kept: cannot tell whether this `.other.helper` is `helper`, which takes `batch=` now
-    return obj.run(model_worker_batch=x)  # mwbmigrate: MWB147 `model_worker_batch=` kept: cannot tell whether this `run` is `Worker.run`, which takes `batch=` now
+    # mwbmigrate: MWB147 `model_worker_batch=` kept: cannot tell whether this
+    #   `.other.helper` is `helper`, which takes `batch=` now
+    other_helper(model_worker_batch=1)
+    # mwbmigrate: MWB147 `model_worker_batch=` kept: cannot tell whether this `run` is
+    #   `Worker.run`, which takes `batch=` now
+    return obj.run(model_worker_batch=x)
 """
 
 

@@ -34,17 +34,20 @@ SPEC_SITES = {
     },
     # H: the 10 reads outside init_new (7 extend_seq_lens, 3 extend_prefix_lens); the 6 inside
     # init_new read through the runtime's gated view (core-runtime); the 2 writes are N.
+    # mlx's extend path reads them inside `if forward_mode.is_extend():` (proof rule 6): unmarked.
     "MWB105": {
-        "hardware_backend/mlx/tp_worker.py": 2,
+        "hardware_backend/mlx/tp_worker.py": 1,
         "model_executor/forward_batch_info.py": 3,
         "speculative/dflash_worker.py": 4,
         "speculative/eagle_worker_v2.py": 1,
     },
     # N.3: the spec lists 15 fields written on the batch in the v2 path; 13 of them are plain
-    # writes flagged at each of their 22 sites, the other 2 (capture_hidden_mode,
-    # return_hidden_states_before_norm) are one-shot overrides (E/F). N.1 and N.4 (scheduler copy
-    # and ring, verify record_stream) are migrated by core-runtime.
-    "MWB106": {
+    # writes at 22 sites, the other 2 (capture_hidden_mode, return_hidden_states_before_norm) are
+    # one-shot overrides (E/F). Every one of the 22 runs in an EAGLE V2 forward, which 0.5.13's
+    # `_forward_isolation` restores whole: notes (proof rule 7, I1 for the workers' own methods, I2
+    # for eagle_info_v2's, called only from the draft workers). N.1 and N.4 (scheduler copy and
+    # ring, verify record_stream) are migrated by core-runtime.
+    "MWB180": {
         "speculative/eagle_info_v2.py": 16,
         "speculative/eagle_worker_v2.py": 3,
         "speculative/multi_layer_eagle_worker_v2.py": 3,

@@ -16,6 +16,7 @@ import shutil
 import pytest
 from typer.testing import CliRunner
 
+from corpus_trees import marked_statement
 from mwbmigrate.cli import app
 from sglang_corpus import OLD_VERSION, CorpusUnavailable, sglang_tree
 
@@ -148,9 +149,8 @@ def test_overrides_are_passed_as_keywords_where_0_5_16_passes_them(migrated):
 
 
 def _unmarked_override_writes(relative: str, text: str) -> list[tuple[str, int]]:
-    """Override writes on a name whose statement carries no review marker (a marker sits on the
-    statement's last line)."""
-    lines = text.splitlines()
+    """Override writes on a name whose statement carries no review marker (on one of its lines, or
+    above it where the marker is too long for the line)."""
     found = []
     for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.Assign) and any(
@@ -160,7 +160,7 @@ def _unmarked_override_writes(relative: str, text: str) -> list[tuple[str, int]]
             and t.value.id == "batch"
             for t in node.targets
         ):
-            if not any("# mwbmigrate: MWB1" in lines[n - 1] for n in range(node.lineno, node.end_lineno + 1)):
+            if not marked_statement(text, node.lineno):
                 found.append((relative, node.lineno))
     return found
 

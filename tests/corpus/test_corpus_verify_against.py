@@ -197,11 +197,11 @@ def test_the_example_fork_migrated_to_0_5_13_breaks_against_0_5_23(tmp_path):
         ("custom_worker.py:21", "worker-signature", "skip_attn_backend_init"),
         ("custom_worker.py:26", "call", "return_hidden_states_before_norm"),
         ("custom_worker.py:36", "call", "return_hidden_states_before_norm"),
-        ("hardware_backend.py:14", "attribute", "batch.seq_lens_cpu_cache"),
+        ("hardware_backend.py:17", "attribute", "batch.seq_lens_cpu_cache"),
         ("spec_plugin.py:19", "attribute", "batch.capture_hidden_mode"),
         ("spec_plugin.py:25", "attribute", "batch.capture_hidden_mode"),
         ("spec_plugin.py:26", "call", "return_hidden_states_before_norm"),
-        ("spec_plugin.py:30", "attribute", "batch.extend_seq_lens"),
+        ("spec_plugin.py:32", "attribute", "batch.extend_seq_lens"),
     ]
     assert all(worker in line for line in lines[1:7])
     assert lines[-1].startswith("13 mismatches (4 attribute, 3 call, 6 worker-signature)")

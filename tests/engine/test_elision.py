@@ -14,7 +14,7 @@ import pytest
 
 from fixture_cases import DEFAULT_PATH, FIXTURES
 from mwbmigrate.analysis.target_versions import TARGET_VERSIONS
-from mwbmigrate.codemods import CODEMODS, SECOND_PASS_CODEMODS
+from mwbmigrate.codemods import CODEMODS, SECOND_PASS_CODEMODS, modelled_targets
 from mwbmigrate.engine.elision import PLACEHOLDER, elide, restored_line
 from mwbmigrate.engine.runner import merge_signatures
 from mwbmigrate.engine.transform import TextOutcome, TransformOptions, transform_source
@@ -67,7 +67,7 @@ def _inputs() -> list[tuple[str, Path, str, TransformOptions]]:
             if source.name.startswith("schedule_batch")
             else "plugin/worker.py"
         )
-        for version in TARGET_VERSIONS:
+        for version in modelled_targets():  # one per distinct output of the codemods
             found.append((f"case:{source.name}:{version}", source, path, TransformOptions(target_version=version)))
     return found
 

@@ -31,6 +31,7 @@ import libcst as cst
 import pytest
 from hypothesis import HealthCheck, assume, example, given, note, settings, strategies as st
 
+from corpus_trees import marked_statement
 from mwbmigrate.analysis.old_api import OLD_API_BYTES
 from mwbmigrate.engine.source import decode_source
 from mwbmigrate.engine.transform import TransformOptions, transform_file, transform_source
@@ -116,7 +117,7 @@ def old_api_tokens_outside_markers(text: str) -> list[tuple[int, str, str]]:
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
         if token.type == tokenize.NAME and token.string in OLD_TOKENS:
             line = lines[token.start[0] - 1] if token.start[0] - 1 < len(lines) else ""
-            if MARKER not in line:
+            if MARKER not in line and not marked_statement(text, token.start[0]):
                 found.append((token.start[0], token.string, line))
     return found
 

@@ -307,6 +307,36 @@ class NewTpModelWorker(_WorkerBase):
         return self._forward(batch)
 
 
+class OldEAGLEWorkerV2(_WorkerBase):
+    def forward_batch_generation(self, model_worker_batch: ModelWorkerBatch, on_publish: Any = None) -> tuple[str, int]:
+        LOG.append(("speculative forward", None))
+        return self._forward(model_worker_batch)
+
+
+class NewEAGLEWorkerV2(_WorkerBase):
+    def forward_batch_generation(self, batch: ScheduleBatch, on_publish: Any = None) -> tuple[str, int]:
+        LOG.append(("speculative forward", None))
+        return self._forward(batch)
+
+
+def _run_batch(version: str) -> Any:
+    """The scheduler's `run_batch` of `version`: 0.5.12 hands the worker a snapshot; 0.5.13 hands it
+    the batch inside `_forward_isolation`, which puts every field back after a speculative forward
+    and only `sampling_info` after any other (managers/scheduler.py)."""
+
+    def run_batch(worker: Any, batch: Any, *, speculative: bool = False) -> Any:
+        if version == OLD:
+            return worker.forward_batch_generation(batch.get_model_worker_batch())
+        saved = dict(vars(batch)) if speculative else {"sampling_info": batch.sampling_info}
+        try:
+            return worker.forward_batch_generation(batch)
+        finally:
+            for name, value in saved.items():
+                setattr(batch, name, value)
+
+    return run_batch
+
+
 def _module(name: str, **members: Any) -> types.ModuleType:
     module = types.ModuleType(name)
     module.__dict__.update(members)
@@ -326,9 +356,11 @@ def modules(version: str) -> dict[str, types.ModuleType]:
     if version == OLD:
         batch_class = _fresh(OldScheduleBatch, _snapshot_class=snapshot_class)
         worker_class = _fresh(OldTpModelWorker, _forward_batch_class=forward_batch_class)
+        speculative_class = _fresh(OldEAGLEWorkerV2, _forward_batch_class=forward_batch_class)
     else:
         batch_class = _fresh(ScheduleBatch)
         worker_class = _fresh(NewTpModelWorker, _forward_batch_class=forward_batch_class)
+        speculative_class = _fresh(NewEAGLEWorkerV2, _forward_batch_class=forward_batch_class)
     schedule_batch = {"ScheduleBatch": batch_class, "Req": Req}
     if version == OLD:
         schedule_batch["ModelWorkerBatch"] = snapshot_class
@@ -352,7 +384,13 @@ def modules(version: str) -> dict[str, types.ModuleType]:
         "sglang.srt.model_executor.model_runner": _module(
             "sglang.srt.model_executor.model_runner", ModelRunner=ModelRunner
         ),
-        "sglang.standin": _module("sglang.standin", make_batch=make_batch, record=record, Req=Req),
+        "sglang.srt.speculative": _module("sglang.srt.speculative", __path__=[]),
+        "sglang.srt.speculative.eagle_worker_v2": _module(
+            "sglang.srt.speculative.eagle_worker_v2", EAGLEWorkerV2=speculative_class
+        ),
+        "sglang.standin": _module(
+            "sglang.standin", make_batch=make_batch, record=record, Req=Req, run_batch=_run_batch(version)
+        ),
     }
     return tree
 

@@ -44,6 +44,7 @@ def test_case(case: Path) -> None:
     verdict = judge(text)
     assert verdict.outcome == wanted.outcome, verdict.explain(text)
     assert set(wanted.codes) <= set(verdict.migration.codes), verdict.explain(text)
+    assert not (wanted.unmarked and verdict.migration.codes), verdict.explain(text)
 
 
 @pytest.mark.parametrize("case", RUNNABLE_FIXTURES, ids=lambda p: f"{p.parent.name}/{p.name}")

@@ -272,9 +272,11 @@ class _CollapseTests(_TidyBlocks):
                 # The branches before were false on 0.5.13: the chain starts here.
                 return branch.with_changes(leading_lines=_branch_leading(updated_node, branch))
             if value:
+                other = branch.orelse.body if isinstance(branch.orelse, cst.Else) and first else None
+                body = _snapshot_twin(branch.body, other) if other is not None else branch.body
                 return (
-                    cst.FlattenSentinel(_as_statements(branch.body, _branch_leading(updated_node, branch)))
-                    if _has_statements(branch.body)
+                    cst.FlattenSentinel(_as_statements(body, _branch_leading(updated_node, branch)))
+                    if _has_statements(body)
                     else deleted(updated_node)
                 )
             branch, first = branch.orelse, False
@@ -283,7 +285,9 @@ class _CollapseTests(_TidyBlocks):
                     return updated_node  # (never: the updated chain runs in step with the original)
                 original = original.orelse
         if isinstance(branch, cst.Else) and _has_statements(branch.body):
-            return cst.FlattenSentinel(_as_statements(branch.body, _branch_leading(updated_node, branch)))
+            two_sided = isinstance(updated_node.orelse, cst.Else)
+            body = _snapshot_twin(branch.body, updated_node.body) if two_sided else branch.body
+            return cst.FlattenSentinel(_as_statements(body, _branch_leading(updated_node, branch)))
         return deleted(updated_node)  # no branch runs on 0.5.13: the comments above the gate stay
 
     def _environment_side(self, node: cst.If) -> bool | None:
@@ -302,6 +306,41 @@ class _CollapseTests(_TidyBlocks):
         else:
             return None
         return None if body_old == other_old else not body_old
+
+
+def _snapshot_twin(new_side: cst.BaseSuite, old_side: cst.BaseSuite) -> cst.BaseSuite:
+    """The old side's snapshot when the gate only chose between `x = b.get_model_worker_batch()` and its
+    alias `x = b`: the original ran the old side on the old API, so the snapshot is what the
+    migration must keep the meaning of, and worker-batch-calls folds it into `b` where that is
+    safe, as it does for any snapshot (no `x = b` alias is left for `x` to stand in for `b`)."""
+    new_assign, old_assign = _single_assign(new_side), _single_assign(old_side)
+    if new_assign is None or old_assign is None:
+        return new_side
+    (new_target, new_value), (old_target, old_value) = new_assign, old_assign
+    if code(new_target) != code(old_target) or not isinstance(new_target, cst.Name):
+        return new_side
+    if not (
+        isinstance(old_value, cst.Call)
+        and not old_value.args
+        and isinstance(old_value.func, cst.Attribute)
+        and old_value.func.attr.value == "get_model_worker_batch"
+        and code(old_value.func.value) == code(new_value)
+    ):
+        return new_side
+    # The new side's statement and comments, with the old side's value: what the side that no
+    # longer runs says about itself goes with it.
+    return cst.ensure_type(new_side.deep_replace(new_value, old_value), type(new_side))
+
+
+def _single_assign(block: cst.BaseSuite) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    statements = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    if len(statements) != 1:
+        return None
+    line = statements[0]
+    small = line.body if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else None
+    if not small or len(small) != 1 or not isinstance(small[0], cst.Assign) or len(small[0].targets) != 1:
+        return None
+    return small[0].targets[0].target, small[0].value
 
 
 def _has_statements(block: cst.BaseSuite) -> bool:

@@ -70,12 +70,20 @@ class VersionGateReporter(ShapeReporter):
                         self._review_gate(line, gate.code, gate.reason)
             else:
                 self._review_gate(gate.statement, gate.code, gate.reason)
+        # A gate's one marker covers the branches it chooses between: only the old API kept
+        # around it (elsewhere in the function it keeps whole) is marked again.
+        inside_gates = {
+            id(inner)
+            for gate in gates.gates
+            if isinstance(gate.statement, cst.If)
+            for inner in _statements_within(gate.statement)
+        }
         for region in gates.regions:
             code = gates.region_codes[id(region)]
             if isinstance(region, cst.FunctionDef):
                 self._report_kept_parameter(region)
             for token, statement in region_tokens(region):
-                if id(statement) not in gate_statements:
+                if id(statement) not in gate_statements and id(statement) not in inside_gates:
                     self._review_gate(statement, code, KEPT_IN_GATE)
                 if isinstance(token, cst.Name) and token.value == OLD_PARAMETER and _is_keyword(token, statement):
                     self.review(
@@ -108,6 +116,24 @@ class VersionGateReporter(ShapeReporter):
                 "MWB155",
                 f"`{function.name.value}` keeps `{OLD_PARAMETER}` in version-gated code: SGLang 0.5.13 and the migrated keyword callers pass it as `batch=`",
             )
+
+
+def _statements_within(gate: cst.If) -> list[cst.CSTNode]:
+    """Every statement in the branches of `gate` (nested ones too)."""
+
+    class _Statements(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: list[cst.CSTNode] = []
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if node is not gate and isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                self.found.append(node)
+            return True
+
+    collector = _Statements()
+    gate.visit(collector)
+    return collector.found
 
 
 def _is_keyword(name: cst.Name, statement: cst.CSTNode) -> bool:

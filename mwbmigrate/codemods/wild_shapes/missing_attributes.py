@@ -5,7 +5,9 @@ shape09_fork_field_access_kinds.
         print(model_worker_batch.bid)      # mwbmigrate: MWB136 `bid`: a field of older ModelWorkerBatch versions; ScheduleBatch has no `bid`
         model_worker_batch.my_state = 1    # mwbmigrate: MWB137 `my_state` is no field of 0.5.12.post1's ModelWorkerBatch (fork-only?) ...
 
-    MWB136  an attribute of the old object that `ScheduleBatch` does not have (`bid`, `launch_done`, ...)
+    MWB136  a read of an attribute of the old object that `ScheduleBatch` does not have (`bid`,
+            `launch_done`, ...): AttributeError
+    MWB181  a write of such an attribute: a stray attribute on the live batch, which nothing reads
     MWB137  an attribute that was no field of 0.5.12.post1's `ModelWorkerBatch` (fork-only state)
 """
 
@@ -46,7 +48,7 @@ ATTRIBUTE_BUILTINS = ("getattr", "hasattr", "setattr")
 
 class MissingAttributeReporter(ShapeReporter):
     SHAPE = "9: attributes the new object lacks"
-    CODES = ("MWB136", "MWB137")
+    CODES = ("MWB136", "MWB137", "MWB181")
 
     def handlers(self) -> Mapping[type[cst.CSTNode], Handler]:
         return {cst.Call: self.visit_call, cst.Attribute: self.visit_attribute}
@@ -75,13 +77,13 @@ class MissingAttributeReporter(ShapeReporter):
         elif name in RENAMED_FIELDS:
             self.review(
                 node,
-                "MWB136",
+                self._missing_code(node),
                 f"`{callee}(..., {name!r})`: ScheduleBatch calls it `{RENAMED_FIELDS[name]}` (not gated on decode); a name in a string is not renamed",
             )
         elif name in FIELDS_COMPUTED_FROM_REQS:
             self.review(
                 node,
-                "MWB136",
+                self._missing_code(node),
                 f"`{callee}(..., {name!r})`: ScheduleBatch has no `{name}`; it is computed from `reqs[i].{FIELDS_COMPUTED_FROM_REQS[name]}`",
             )
         else:
@@ -93,13 +95,18 @@ class MissingAttributeReporter(ShapeReporter):
         if field in ONE_SHOT_OVERRIDES:
             return  # ScheduleBatch has all three in 0.5.13 (semantic-review judges their use)
         if field in MISSING_FIELDS:
-            self.review(node, "MWB136", f"`{field}`: {MISSING_FIELDS[field]}")
+            self.review(node, self._missing_code(node), f"`{field}`: {MISSING_FIELDS[field]}")
         elif field not in OLD_OBJECT_FIELDS:
             self.review(
                 node,
                 "MWB137",
                 f"`{field}` is no field of 0.5.12.post1's {OLD_CLASS} (fork-only?): ScheduleBatch may not have it, and {ACCESS_CONSEQUENCES[self._access_kind(node)]}",
             )
+
+    def _missing_code(self, node: cst.CSTNode) -> str:
+        """MWB136 where the attribute is read (an AttributeError now), MWB181 where it is only set
+        (a stray attribute of the live batch, which nothing of SGLang's reads)."""
+        return "MWB181" if self._access_kind(node) == "set" else "MWB136"
 
     def _access_kind(self, node: cst.CSTNode) -> str:
         """Whether an attribute (or a getattr/hasattr/setattr call) reads, sets or updates it."""

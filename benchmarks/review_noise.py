@@ -1,0 +1,143 @@
+"""How many of the review markers on a real SGLang tree sit on statements that upstream changed.
+
+    python benchmarks/review_noise.py [--json REPORT] [--markers all]
+
+Migrates a copy of SGLang 0.5.12.post1 (downloaded into the ignored cache) with default options,
+or reads a saved `rewrite --dry-run --format json` report, and compares each review item's statement
+with SGLang 0.5.13, which upstream migrated by hand: a statement is *kept* when its text (stripped of
+indentation) is still a line of the same file in 0.5.13, else *changed*. It prints, by code, the items
+on kept and on changed statements, the number of marker comments written into the code, the share of
+marked statements upstream changed, and the longest line that carries a marker.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import difflib
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from sglang_corpus import sglang_tree  # noqa: E402
+
+OLD, NEW = "0.5.12.post1", "0.5.13"
+MARKER = "# mwbmigrate:"
+
+
+def _report(tree: Path, extra: list[str]) -> tuple[dict[str, object], dict[str, str]]:
+    """The JSON report of a run on a copy of `tree`, and each changed file's rewritten text."""
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = Path(scratch) / "sglang"
+        shutil.copytree(tree, copy)
+        command = [sys.executable, "-m", "mwbmigrate", "rewrite", str(copy), "--no-cache", "--format", "json", *extra]
+        report = json.loads(subprocess.run(command, capture_output=True, text=True, cwd=ROOT).stdout)
+        texts = {
+            str(entry["path"]): (copy / str(entry["path"])).read_text(encoding="utf-8-sig")
+            for entry in report["files"]  # type: ignore[union-attr]
+            if (copy / str(entry["path"])).is_file()
+        }
+    return report, texts
+
+
+def _statements(text: str) -> list[tuple[int, int]]:
+    """(first, last) line of every statement; a compound statement's header only."""
+    spans = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.stmt):
+            body = getattr(node, "body", None)
+            last = body[0].lineno - 1 if isinstance(body, list) and body and body[0].lineno > node.lineno else None
+            spans.append((node.lineno, last if last is not None else (node.end_lineno or node.lineno)))
+    return spans
+
+
+def _text(lines: list[str], span: tuple[int, int]) -> str:
+    return "\n".join(line.split(MARKER, 1)[0].strip() for line in lines[span[0] - 1 : span[1]])
+
+
+def _line_map(new: list[str], old: list[str]) -> dict[int, int]:
+    """Each line of `new` to the line of `old` it came from (a rewritten line: the first of its region)."""
+    mapping: dict[int, int] = {}
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for _tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for offset, number in enumerate(range(j1 + 1, j2 + 1)):
+            mapping[number] = min(i1 + 1 + offset, max(i2, i1 + 1))
+    return mapping
+
+
+def _containing(spans: list[tuple[int, int]], line: int) -> tuple[int, int]:
+    inside = [span for span in spans if span[0] <= line <= span[1]]
+    return min(inside, key=lambda span: span[1] - span[0]) if inside else (line, line)
+
+
+class _FileView:
+    """One file as SGLang had it, as the rewrite left it and as upstream migrated it by hand."""
+
+    def __init__(self, old_text: str, new_text: str, upstream_text: str) -> None:
+        self.old_lines, self.new_lines = old_text.splitlines(), new_text.splitlines()
+        self.old_spans, self.new_spans = _statements(old_text), _statements(new_text)
+        self.to_old = _line_map(self.new_lines, self.old_lines)
+        upstream_lines = upstream_text.splitlines()
+        self.kept = {_text(upstream_lines, span) for span in _statements(upstream_text)} if upstream_text else set()
+
+    def upstream_changed(self, new_line: int) -> tuple[tuple[int, int], bool]:
+        """The rewritten statement at `new_line`, and whether upstream changed the statement it came from."""
+        statement = _containing(self.new_spans, new_line)
+        original = _containing(self.old_spans, self.to_old.get(statement[0], statement[0]))
+        return statement, _text(self.old_lines, original) not in self.kept
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--markers", default=None, help="passed on to `rewrite --markers`")
+    arguments = parser.parse_args()
+    old_tree, new_tree = sglang_tree(OLD), sglang_tree(NEW)
+    extra = ["--markers", arguments.markers] if arguments.markers else []
+    report, rewritten = _report(old_tree, extra)
+    by_code: dict[str, Counter[str]] = {}
+    marked: dict[tuple[str, tuple[int, int]], bool] = {}  # (file, statement) -> upstream changed it
+    longest, items = 0, 0
+    for entry in report["files"]:  # type: ignore[union-attr]
+        path = str(entry["path"])
+        if path not in rewritten:
+            continue
+        upstream = new_tree / path
+        view = _FileView(
+            (old_tree / path).read_text(encoding="utf-8-sig"),
+            rewritten[path],
+            upstream.read_text(encoding="utf-8-sig") if upstream.is_file() else "",
+        )
+        new_lines = view.new_lines
+        for item in entry.get("review_items", []):
+            items += 1
+            _statement, changed = view.upstream_changed(int(item["line"]))
+            by_code.setdefault(str(item["code"]), Counter())["changed" if changed else "kept"] += 1
+        for number, text in enumerate(new_lines, 1):
+            if MARKER not in text:
+                continue
+            longest = max(longest, len(text))
+            statement_line = number
+            while statement_line < len(new_lines) and new_lines[statement_line - 1].lstrip().startswith("#"):
+                statement_line += 1  # a marker written above its statement
+            statement, changed = view.upstream_changed(statement_line)
+            marked[(path, statement)] = changed
+    print(f"{'code':8} {'kept':>5} {'changed':>8}")
+    for code in sorted(by_code):
+        print(f"{code:8} {by_code[code]['kept']:>5} {by_code[code]['changed']:>8}")
+    changed = sum(marked.values())
+    share = changed / len(marked) if marked else 0.0
+    print(f"review items: {items}")
+    print(f"marked statements: {len(marked)}, on statements upstream changed: {changed} ({share:.0%})")
+    print(f"longest line carrying a marker: {longest}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,149 @@
+"""Which writes to the batch the target's scheduler undoes after the forward (`_forward_isolation`).
+
+From 0.5.13 a worker writes to the scheduler's own batch where the old object was a throw-away
+copy. Every release's `Scheduler._forward_isolation(batch, overlap=...)` wraps the forward: it
+snapshots every field of the batch and sets them all back after the forward for a speculative
+forward (0.5.13: when `batch.is_spec_v2`, that is EAGLE, EAGLE3 or STANDALONE, run by the V2
+workers; from 0.5.14: `not batch.spec_algorithm.is_none()`, every speculative algorithm), and only
+`sampling_info` for any other forward.
+
+So `old.f = v` on the batch a forward was handed leaves the scheduler's batch as the throw-away copy
+left it once the forward is over, when the write can only run inside such a forward:
+
+- rule I1: it is in a method of a class that is, or subclasses, one of the workers whose forwards
+  the target isolates whole (`isolated_workers`), on a parameter of that method;
+- rule I2: it is in a function whose every call site in the tree (`ProjectCallers`) is in a method
+  of such a class, on a parameter of that function (a helper such as
+  `EagleDraftInput.prepare_for_v2_draft`, called only by the EAGLE draft workers).
+
+What it does not undo, and stays a hazard (MWB106): the same write in a non-speculative worker, a
+write into an object the batch holds (the snapshot is shallow), and anything that reads the batch
+through another name during the forward (it sees the write where it saw the copy's absence).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from mwbmigrate.analysis.target_versions import at_least
+
+# The workers 0.5.13 isolates whole: the V2 workers of EAGLE, EAGLE3 and STANDALONE, and the draft
+# workers only they drive.
+_EAGLE_V2_WORKERS = frozenset(
+    {
+        "EAGLEWorkerV2",
+        "MultiLayerEagleWorkerV2",
+        "StandaloneWorkerV2",
+        "BaseDraftWorker",
+        "EagleDraftWorker",
+        "MultiLayerEagleDraftWorker",
+    }
+)
+# From 0.5.14 every speculative forward is isolated: any speculative worker and its draft workers.
+_SPECULATIVE_WORKERS = _EAGLE_V2_WORKERS | frozenset(
+    {
+        "BaseSpecWorker",
+        "EagleDraftWorkerBase",
+        "NGRAMWorker",
+        "DFlashWorker",
+        "DFlashWorkerV2",
+        "FrozenKVMTPWorkerV2",
+        "DSparkWorkerV2",
+        "UnoWorkerV2",
+    }
+)
+EVERY_SPECULATIVE_FORWARD_SINCE = "0.5.14"
+
+
+def isolated_workers(target: str) -> frozenset[str]:
+    """The worker classes whose every forward `target`'s scheduler isolates whole."""
+    return _SPECULATIVE_WORKERS if at_least(target, EVERY_SPECULATIVE_FORWARD_SINCE) else _EAGLE_V2_WORKERS
+
+
+@dataclass(frozen=True)
+class ProjectCallers:
+    """Where the tree calls each function that takes the old object: its name -> the classes whose
+    methods call it, each with its bases as written ("" for a call outside any class)."""
+
+    sites: Mapping[str, frozenset[tuple[str, tuple[str, ...]]]] = field(default_factory=dict)
+
+    def callers_of(self, name: str) -> frozenset[tuple[str, tuple[str, ...]]]:
+        return self.sites.get(name, frozenset())
+
+
+_OLD_WORDS = (b"ModelWorkerBatch", b"model_worker_batch")
+
+
+def scan_callers(sources: Iterable[bytes]) -> ProjectCallers:
+    """The call sites of the tree's functions that take the old object (a parameter named
+    `model_worker_batch` or annotated with `ModelWorkerBatch`), read with `ast`. Only modules that
+    name the old API can hand the old object on, so only those are parsed."""
+    trees = []
+    for data in sources:
+        if not any(word in data for word in _OLD_WORDS):
+            continue
+        try:
+            trees.append(ast.parse(data))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    takes_old = {
+        node.name
+        for tree in trees
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _takes_old_object(node)
+    }
+    sites: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
+    for tree in trees:
+        _collect_calls(tree, ("", ()), takes_old, sites)
+    return ProjectCallers({name: frozenset(found) for name, found in sorted(sites.items())})
+
+
+def _takes_old_object(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+    return any(
+        argument.arg == "model_worker_batch"
+        or (argument.annotation is not None and "ModelWorkerBatch" in ast.unparse(argument.annotation))
+        for argument in arguments
+    )
+
+
+def _collect_calls(
+    node: ast.AST,
+    owner: tuple[str, tuple[str, ...]],
+    takes_old: set[str],
+    sites: dict[str, set[tuple[str, tuple[str, ...]]]],
+) -> None:
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.ClassDef):
+            bases = tuple(_last_name(base) for base in child.bases)
+            _collect_calls(child, (child.name, bases), takes_old, sites)
+            continue
+        if isinstance(child, ast.Call):
+            name = _last_name(child.func)
+            if name in takes_old:
+                sites.setdefault(name, set()).add(owner)
+        _collect_calls(child, owner, takes_old, sites)
+
+
+def _last_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Subscript):
+        return _last_name(node.value)
+    return ""
+
+
+def runs_isolated(class_names: set[str], target: str) -> bool:
+    """Whether a method of a class with these names (its own, its bases') runs only in forwards
+    `target` isolates whole (rule I1)."""
+    return bool(class_names & isolated_workers(target))
+
+
+def called_only_isolated(function: str, callers: ProjectCallers, target: str) -> bool:
+    """Rule I2: the tree calls `function`, and only from methods of classes that run isolated."""
+    sites = callers.callers_of(function)
+    return bool(sites) and all(owner and runs_isolated({owner, *bases}, target) for owner, bases in sites)

@@ -1,0 +1,265 @@
+"""Which classes of a module stand in for one of SGLang's workers, and what SGLang's own workers accept.
+
+A class stands in for a worker when it subclasses one of SGLang's worker classes (a base imported
+from an `sglang.` module), directly or through classes of the same module, or when a factory
+registered with `@SpeculativeAlgorithm.register(...)` returns it (SGLang then drives it as a
+speculative worker, whatever its bases). Its `forward_batch_generation` is called as SGLang calls
+that kind of worker (`target_versions.worker_call_parameters`).
+
+Classes of a module inside SGLang's own package are SGLang's definitions: the rebase onto the target
+replaces them, so none is a stand-in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from mwbmigrate.analysis.target_versions import TARGET_VERSIONS, CallerParameter, at_least, worker_call_parameters
+
+TP_WORKER = "tp_worker"
+SPEC_WORKER = "spec_worker"
+WORKER_METHOD = "forward_batch_generation"
+
+# SGLang's worker classes that forks subclass, by how SGLang calls them.
+SGLANG_WORKERS: dict[str, str] = {
+    "TpModelWorker": TP_WORKER,
+    "MlxTpModelWorker": TP_WORKER,
+    "BaseSpecWorker": SPEC_WORKER,
+    "EAGLEWorkerV2": SPEC_WORKER,
+    "StandaloneWorkerV2": SPEC_WORKER,
+    "MultiLayerEagleWorkerV2": SPEC_WORKER,
+    "FrozenKVMTPWorkerV2": SPEC_WORKER,
+    "NGRAMWorker": SPEC_WORKER,
+    "DFlashWorkerV2": SPEC_WORKER,
+    "DSparkWorkerV2": SPEC_WORKER,
+    "UnoWorkerV2": SPEC_WORKER,
+}
+# Where an SGLang class's own `forward_batch_generation` takes a parameter later than its callers
+# pass it, or never (None), read from the wheels 0.5.13 to 0.5.23: a `super()` call hands it on
+# only from that release. `BaseSpecWorker` declares no such method, so it accepts nothing.
+ACCEPTED_LATE: dict[str, dict[str, str | None]] = {
+    "MlxTpModelWorker": {"return_kv_loc_plan": None},
+    "MultiLayerEagleWorkerV2": {"pp_proxy_tensors": "0.5.21"},
+    "FrozenKVMTPWorkerV2": {"pp_proxy_tensors": None},
+    "NGRAMWorker": {"on_publish": "0.5.14", "grammar_barrier": None},
+    "DSparkWorkerV2": {"pp_proxy_tensors": "0.5.21"},
+    "UnoWorkerV2": {"pp_proxy_tensors": None},
+}
+_ACCEPTS_NOTHING = frozenset({"BaseSpecWorker"})
+# The decorator that registers a plugin's speculative algorithm; its factory returns the worker class.
+REGISTRY_CLASS = "SpeculativeAlgorithm"
+_REGISTER = (REGISTRY_CLASS, "register")
+
+
+@dataclass(frozen=True)
+class WorkerClass:
+    kind: str  # how SGLang calls it: TP_WORKER or SPEC_WORKER
+    # What `super().forward_batch_generation` reaches: SGLang's class name, or None for a class of
+    # the module that overrides the method itself (it then takes what its kind is passed).
+    base: str | None
+    base_kind: str  # the kind of that base (a registered worker may subclass TpModelWorker)
+
+
+def accepts(worker: WorkerClass, name: str, target: str, *, through_super: bool) -> bool:
+    """Whether the callee takes `name=` on `target`: the class's base (`super()`), else its target
+    worker (a `TpModelWorker`)."""
+    if not through_super:
+        return any(p.name == name for p in worker_call_parameters(target, TP_WORKER))
+    if worker.base is None:
+        # A base of the module's own that overrides the method takes what its kind is passed; a
+        # registered worker with no SGLang base has nothing known behind `super()`.
+        return bool(worker.base_kind) and any(p.name == name for p in worker_call_parameters(target, worker.base_kind))
+    if worker.base in _ACCEPTS_NOTHING:
+        return False
+    if not any(p.name == name for p in worker_call_parameters(target, SGLANG_WORKERS[worker.base])):
+        return False
+    late = ACCEPTED_LATE.get(worker.base, {})
+    if name not in late:
+        return True
+    since = late[name]
+    return since is not None and at_least(target, since)
+
+
+def caller_parameters(worker: WorkerClass, target: str) -> tuple[CallerParameter, ...]:
+    return worker_call_parameters(target, worker.kind)
+
+
+def _dotted(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr.value}" if head is not None else None
+    return None
+
+
+def _module_statements(module: cst.Module) -> list[cst.CSTNode]:
+    """Top-level statements, and those in top-level `if` / `try` blocks (guarded imports)."""
+    found: list[cst.CSTNode] = []
+    pending: list[cst.CSTNode] = list(module.body)
+    while pending:
+        statement = pending.pop(0)
+        found.append(statement)
+        if isinstance(statement, (cst.If, cst.Try)):
+            blocks: list[cst.BaseSuite] = [statement.body]
+            if isinstance(statement, cst.If) and statement.orelse is not None:
+                blocks.append(statement.orelse.body)
+            if isinstance(statement, cst.Try):
+                blocks += [handler.body for handler in statement.handlers]
+            for block in blocks:
+                if isinstance(block, cst.IndentedBlock):
+                    pending.extend(block.body)
+    return found
+
+
+def _imports(statements: list[cst.CSTNode]) -> dict[str, str]:
+    """Local name -> the dotted path it was imported as (`from a.b import C as D`: D -> a.b.C)."""
+    names: dict[str, str] = {}
+    for statement in statements:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                if small.relative or small.module is None:
+                    continue
+                module = _dotted(small.module)
+                for alias in small.names:
+                    imported = _dotted(alias.name)
+                    if module is None or imported is None:
+                        continue
+                    local = alias.asname.name if alias.asname else alias.name
+                    if isinstance(local, cst.Name):
+                        names[local.value] = f"{module}.{imported}"
+            elif isinstance(small, cst.Import):
+                for alias in small.names:
+                    imported = _dotted(alias.name)
+                    if imported is None:
+                        continue
+                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                        names[alias.asname.name.value] = imported
+                    else:
+                        head = imported.split(".")[0]
+                        names[head] = head
+    return names
+
+
+def _sglang_worker(base: cst.BaseExpression, imports: dict[str, str]) -> str | None:
+    """SGLang's worker class that a base expression names, through the module's imports."""
+    dotted = _dotted(base)
+    if dotted is None:
+        return None
+    head, _, rest = dotted.partition(".")
+    if head not in imports:
+        return None
+    path = imports[head] + (f".{rest}" if rest else "")
+    module, _, name = path.rpartition(".")
+    if module.split(".")[0] == "sglang" and name in SGLANG_WORKERS:
+        return name
+    return None
+
+
+def _shaped_like_tp_worker(node: cst.ClassDef) -> bool:
+    """A class of no base that SGLang drives as its `TpModelWorker` (a hardware backend's worker):
+    it defines `forward_batch_generation` and `forward_batch_embedding`, or is named like one. The
+    same rule as `verify --against`'s "shaped" worker (verify/against.py)."""
+    if any(not (isinstance(arg.value, cst.Name) and arg.value.value == "object") for arg in node.bases):
+        return False
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    methods = {s.name.value for s in body if isinstance(s, cst.FunctionDef)}
+    named = "TpWorker" in node.name.value or "TpModelWorker" in node.name.value
+    return WORKER_METHOD in methods and ("forward_batch_embedding" in methods or named)
+
+
+def _defines_worker_method(node: cst.ClassDef) -> bool:
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    return any(isinstance(s, cst.FunctionDef) and s.name.value == WORKER_METHOD for s in body)
+
+
+def _registered(statements: list[cst.CSTNode], imports: dict[str, str]) -> set[str]:
+    """Names a factory decorated with `SpeculativeAlgorithm.register(...)` returns."""
+    returned: set[str] = set()
+    for statement in statements:
+        if not isinstance(statement, cst.FunctionDef):
+            continue
+        if not any(_is_register(d.decorator, imports) for d in statement.decorators):
+            continue
+        collector = _Returns()
+        statement.body.visit(collector)
+        returned |= collector.names
+    return returned
+
+
+def _is_register(decorator: cst.BaseExpression, imports: dict[str, str]) -> bool:
+    func = decorator.func if isinstance(decorator, cst.Call) else decorator
+    dotted = _dotted(func)
+    if dotted is None or "." not in dotted:
+        return False
+    owner, _, method = dotted.rpartition(".")
+    head, _, rest = owner.partition(".")
+    path = imports.get(head, "") + (f".{rest}" if rest else "")
+    return method == _REGISTER[1] and path.split(".")[0] == "sglang" and path.rpartition(".")[2] == _REGISTER[0]
+
+
+class _Returns(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if isinstance(node.value, cst.Name):
+            self.names.add(node.value.value)
+
+
+def worker_classes(module: cst.Module, inside_sglang: bool) -> dict[str, WorkerClass]:
+    """The module's top-level classes that stand in for an SGLang worker, by name."""
+    if inside_sglang:
+        return {}
+    statements = _module_statements(module)
+    imports = _imports(statements)
+    classes = {s.name.value: s for s in statements if isinstance(s, cst.ClassDef)}
+    registered = _registered(statements, imports) & set(classes)
+    found: dict[str, WorkerClass] = {}
+    # Bases come before their subclasses in a module that runs, so one pass in order resolves chains.
+    for name, node in classes.items():
+        entry: WorkerClass | None = None
+        for arg in node.bases:
+            sglang = _sglang_worker(arg.value, imports)
+            local = arg.value.value if isinstance(arg.value, cst.Name) else None
+            if sglang is not None:
+                kind = SGLANG_WORKERS[sglang]
+                entry = WorkerClass(kind, sglang, kind)
+            elif local is not None and local in found:
+                parent = found[local]
+                if _defines_worker_method(classes[local]):
+                    entry = WorkerClass(parent.kind, None, parent.kind)
+                else:
+                    entry = WorkerClass(parent.kind, parent.base, parent.base_kind)
+            if entry is not None:
+                break
+        if entry is None and _shaped_like_tp_worker(node):
+            entry = WorkerClass(TP_WORKER, None, "")
+        if name in registered:
+            entry = (
+                WorkerClass(SPEC_WORKER, entry.base, entry.base_kind) if entry else WorkerClass(SPEC_WORKER, None, "")
+            )
+        if entry is not None:
+            found[name] = entry
+    return found
+
+
+def worker_boundaries(since: str) -> tuple[str, ...]:
+    """The releases after `since` where what a worker override is passed, or what SGLang's bases
+    accept, changes: a codemod that follows them produces another output from there on."""
+    releases = [v for v in TARGET_VERSIONS if at_least(v, since)]
+    changed = {
+        later
+        for earlier, later in zip(releases, releases[1:], strict=False)
+        for kind in (TP_WORKER, SPEC_WORKER)
+        if worker_call_parameters(earlier, kind) != worker_call_parameters(later, kind)
+    }
+    changed |= {r for late in ACCEPTED_LATE.values() for r in late.values() if r is not None and r in releases}
+    return tuple(v for v in releases if v in changed and v != since)

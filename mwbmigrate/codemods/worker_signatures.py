@@ -1,0 +1,263 @@
+"""A `forward_batch_generation` that stands in for an SGLang worker takes what the target's callers
+pass it, with the target's defaults, and hands on to its base or target worker what that callee takes.
+
+    class MyEagle(EAGLEWorkerV2):                            class MyEagle(EAGLEWorkerV2):
+        def forward_batch_generation(self, batch):   ->         def forward_batch_generation(
+            return super().forward_batch_generation(                self, batch, on_publish=None, grammar_barrier=None, pp_proxy_tensors=None
+                batch)                                          ):
+                                                                    return super().forward_batch_generation(
+                                                                        batch, on_publish=on_publish, ...)
+
+A stand-in is a method of a class that subclasses one of SGLang's workers (`TpModelWorker`,
+`EAGLEWorkerV2`, `NGRAMWorker`, ...), directly or through classes of the module, or of a class that
+a factory registered with `@SpeculativeAlgorithm.register(...)` returns (`analysis.worker_classes`).
+SGLang's scheduler passes a speculative worker `on_publish=` (0.5.14 on), `grammar_barrier=`
+(0.5.17) and `pp_proxy_tensors=` (0.5.19); the spec-v2 workers pass their `TpModelWorker`
+`capture_hidden_mode=` (0.5.16) and `return_kv_loc_plan=` (0.5.22): without them the call raises
+`TypeError`. A new parameter is handed on, by keyword, to `super().forward_batch_generation(...)`
+where the base takes it on the target, and a speculative worker's to
+`self.target_worker.forward_batch_generation(...)` where `TpModelWorker` takes it (SGLang's callers
+pass them by keyword, so a method with `*args` gets them keyword-only); a call with `**kwargs` is
+left as it is. An override that takes `**kwargs` already accepts every keyword and is not touched.
+
+Reported:
+    MWB157  (a note: nothing behaves differently where the callers pass the defaults) the
+            parameters the method gained, and where they are handed on
+    MWB159  a gained parameter whose value the caller needs acted on (`on_publish`,
+            `grammar_barrier`, `capture_hidden_mode`, `return_kv_loc_plan`) is not handed on
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.codemod import CodemodContext
+
+from mwbmigrate.analysis.receivers import all_params
+from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, CallerParameter, worker_call_parameters
+from mwbmigrate.analysis.worker_classes import (
+    REGISTRY_CLASS,
+    SGLANG_WORKERS,
+    SPEC_WORKER,
+    TP_WORKER,
+    WORKER_METHOD,
+    WorkerClass,
+    accepts,
+    caller_parameters,
+    worker_boundaries,
+    worker_classes,
+)
+from mwbmigrate.codemods._call_layout import (
+    MAX_LINE,
+    _code,
+    _statement_call,
+    _with_call,
+    arguments_on_their_own_line,
+    fitted_signature,
+    one_line,
+    with_keyword,
+    with_keyword_only_parameter_appended,
+)
+from mwbmigrate.codemods.base import MigrationCodemod
+
+_EMPTY = cst.SimpleWhitespace("")
+_SPACE = cst.SimpleWhitespace(" ")
+_SUPER_CALL = m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name(WORKER_METHOD))
+_TARGET_WORKER_CALL = m.Attribute(
+    value=m.Attribute(value=m.Name("self"), attr=m.Name("target_worker")), attr=m.Name(WORKER_METHOD)
+)
+_CALLEE = {SPEC_WORKER: "speculative worker", TP_WORKER: "`TpModelWorker`"}
+# Parameters whose value the caller needs the worker to act on: one the method neither reads nor
+# hands on changes what runs (the others only select what the defaults already do).
+ACTED_ON = {
+    "on_publish": "the overlap scheduler publishes a speculative step's results only through it",
+    "grammar_barrier": "it resolves the previous batch's grammar state before the mask is built",
+    "capture_hidden_mode": "a spec-v2 worker asks its target for hidden states with it",
+    "return_kv_loc_plan": "a spec-v2 worker asks its target for the KV location plan with it",
+}
+
+
+@dataclass
+class _Override:
+    worker: WorkerClass
+    added: tuple[CallerParameter, ...]
+    handed_on: dict[str, list[str]] = field(default_factory=dict)  # callee -> names handed on
+
+
+class MatchWorkerCallers(MigrationCodemod):
+    CODE = "MWB016"
+    NAME = "worker-signatures"
+    SUMMARY = "A `forward_batch_generation` standing in for an SGLang worker takes the parameters the target's callers pass, and hands them on to its base or target worker."
+    # A stand-in's module names its SGLang base or the registering decorator, or it defines the
+    # method itself (a worker shaped like `TpModelWorker`, analysis.worker_classes).
+    TRIGGERS = (*SGLANG_WORKERS, REGISTRY_CLASS, WORKER_METHOD)
+    REVIEW_CODES = ("MWB157", "MWB159")
+    SINCE = DEFAULT_TARGET_VERSION
+    BOUNDARIES = worker_boundaries(DEFAULT_TARGET_VERSION)
+    METADATA_DEPENDENCIES = ()
+
+    def __init__(self, context: CodemodContext) -> None:
+        super().__init__(context)
+        self._workers: dict[str, WorkerClass] = {}
+        self._frames: list[_Override | None] = []
+        self._default_indent = "    "
+        self._indents: list[str] = []
+        self._grown: set[int] = set()  # ids of calls given a keyword: laid out again when too long
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._default_indent = node.default_indent
+        self._workers = worker_classes(node, self.state.location.inside_sglang)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._frames.append(self._override(node))
+
+    def _override(self, node: cst.FunctionDef) -> _Override | None:
+        owner = self.parent(node)
+        cls = self.parent(owner) if isinstance(owner, cst.IndentedBlock) else None
+        if node.name.value != WORKER_METHOD or not isinstance(cls, cst.ClassDef):
+            return None
+        worker = self._workers.get(cls.name.value)
+        params = node.params
+        if worker is None or params.star_kwarg is not None or len(params.posonly_params) + len(params.params) < 2:
+            return None
+        taken = {p.name.value for p in all_params(params)}
+        added = tuple(
+            p for p in caller_parameters(worker, self.state.target_version) if p.name not in taken and p.default
+        )
+        return _Override(worker, added) if added else None
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        frame = self._frames[-1] if self._frames else None
+        if frame is None:
+            return updated_node
+        through_super = m.matches(updated_node.func, _SUPER_CALL)
+        if not through_super and not (
+            frame.worker.kind == SPEC_WORKER and m.matches(updated_node.func, _TARGET_WORKER_CALL)
+        ):
+            return updated_node
+        if any(arg.star == "**" for arg in updated_node.args):
+            return updated_node  # the mapping may hold the same keyword: a TypeError
+        target = self.state.target_version
+        passed = self._passed(updated_node, frame.worker, through_super)
+        call = updated_node
+        handed: list[str] = []
+        for param in frame.added:
+            if param.name in passed or not accepts(frame.worker, param.name, target, through_super=through_super):
+                continue
+            call = with_keyword(call, param.name, cst.Name(param.name))
+            handed.append(param.name)
+        if handed:
+            callee = "super()" if through_super else "self.target_worker"
+            frame.handed_on.setdefault(callee, []).extend(handed)
+            self._grown.add(id(call))
+        return call
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._indents.append(node.indent if node.indent is not None else self._default_indent)
+
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
+        self._indents.pop()
+        return updated_node
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine:
+        """A grown call laid out again as black would: on one line when it fits, else its arguments
+        on a line of their own, else one a line (a call already one a line keeps that layout)."""
+        call = _statement_call(updated_node)
+        if call is None or id(call) not in self._grown:
+            return updated_node
+        if "\n" in _code(call) and isinstance(call.args[-1].comma, cst.Comma):
+            return updated_node  # the magic trailing comma: black keeps one argument a line
+        flat = one_line(call)
+        line = _code(
+            _with_call(updated_node, flat).with_changes(leading_lines=(), trailing_whitespace=cst.TrailingWhitespace())
+        )
+        indent = "".join(self._indents)
+        if len(indent) + len(line.rstrip("\n")) <= MAX_LINE:
+            return _with_call(updated_node, flat)
+        return _with_call(updated_node, arguments_on_their_own_line(flat, indent, self._default_indent))
+
+    def _passed(self, call: cst.Call, worker: WorkerClass, through_super: bool) -> set[str]:
+        """The callee's parameters the call already fills, by keyword or by position."""
+        kind = (worker.base_kind or worker.kind) if through_super else TP_WORKER
+        order = [
+            "batch",
+            *(p.name for p in worker_call_parameters(self.state.target_version, kind) if not p.keyword_only),
+        ]
+        positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+        return {arg.keyword.value for arg in call.args if arg.keyword is not None} | set(order[: len(positional)])
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        frame = self._frames.pop()
+        if frame is None:
+            return updated_node
+        params = updated_node.params
+        for param in frame.added:
+            params = _with_parameter(params, param)
+        grown = fitted_signature(updated_node.with_changes(params=params), self._default_indent)
+        handed_names = {name for names_ in frame.handed_on.values() for name in names_}
+        for param in frame.added:
+            if param.name in ACTED_ON and param.name not in handed_names:
+                self.review(
+                    original_node,
+                    "MWB159",
+                    f"`{param.name}` added but neither used nor handed on: SGLang {self.state.target_version} "
+                    f"passes a value the worker must act on ({ACTED_ON[param.name]})",
+                )
+        names = ", ".join(f"`{p.name}={p.default}`" for p in frame.added)
+        handed = "; ".join(
+            f"handed on to `{callee}`: {', '.join(names_)}" for callee, names_ in frame.handed_on.items()
+        )
+        self.review(
+            original_node,
+            "MWB157",
+            f"`{WORKER_METHOD}` now takes {names}: SGLang {self.state.target_version} passes "
+            f"{'it' if len(frame.added) == 1 else 'them'} to a {_CALLEE[frame.worker.kind]}"
+            + (f" ({handed})" if handed else ""),
+        )
+        return grown
+
+
+def _parameter(param: CallerParameter) -> cst.Param:
+    return cst.Param(
+        name=cst.Name(param.name),
+        default=cst.parse_expression(param.default),
+        equal=cst.AssignEqual(whitespace_before=_EMPTY, whitespace_after=_EMPTY),
+    )
+
+
+def _with_parameter(params: cst.Parameters, caller: CallerParameter) -> cst.Parameters:
+    """Add one parameter where the callers reach it: keyword-only after `*` / `*args` (or when the
+    target declares it so), else after the last positional-or-keyword parameter."""
+    new = _parameter(caller)
+    if isinstance(params.star_arg, cst.Param) and not params.kwonly_params:
+        star = params.star_arg
+        return params.with_changes(
+            star_arg=star.with_changes(comma=cst.Comma(whitespace_after=_SPACE), whitespace_after_param=_EMPTY),
+            kwonly_params=[new.with_changes(whitespace_after_param=star.whitespace_after_param)],
+        )
+    if caller.keyword_only or not params.params or isinstance(params.star_arg, cst.Param):
+        return with_keyword_only_parameter_appended(params, new)
+    last = params.params[-1]
+    followed = isinstance(params.star_arg, cst.ParamStar) or bool(params.kwonly_params)
+    if followed:
+        # The last one's comma separates it from `*`: the new parameter takes the same separator.
+        return params.with_changes(params=[*params.params, new.with_changes(comma=last.comma)])
+    if isinstance(last.comma, cst.Comma):  # one parameter a line, trailing comma kept
+        previous = params.params[-2].comma if len(params.params) > 1 else cst.MaybeSentinel.DEFAULT
+        separator = previous if isinstance(previous, cst.Comma) else cst.Comma(whitespace_after=_SPACE)
+        return params.with_changes(
+            params=[*params.params[:-1], last.with_changes(comma=separator), new.with_changes(comma=last.comma)]
+        )
+    return params.with_changes(
+        params=[
+            *params.params[:-1],
+            last.with_changes(comma=cst.Comma(whitespace_after=_SPACE), whitespace_after_param=_EMPTY),
+            new.with_changes(whitespace_after_param=last.whitespace_after_param),
+        ]
+    )

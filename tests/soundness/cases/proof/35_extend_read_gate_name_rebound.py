@@ -1,0 +1,15 @@
+# expect: reported MWB105
+"""Rule 6, adversary: the name tested is bound twice, once to an extend mode of its own."""
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch, ForwardMode
+from sglang.standin import make_batch, record
+
+
+def main():
+    batch = make_batch(forward_mode=ForwardMode.DECODE)
+    model_worker_batch = batch.get_model_worker_batch()
+    forward_mode = model_worker_batch.forward_mode
+    forward_mode = ForwardMode.EXTEND
+    if forward_mode.is_extend():
+        record("lens", model_worker_batch.extend_seq_lens)

@@ -1,0 +1,19 @@
+# expect: same
+"""A custom EAGLE worker that wraps the base's forward: it gains on_publish, grammar_barrier and
+pp_proxy_tensors and hands them to the base."""
+
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.speculative.eagle_worker_v2 import EAGLEWorkerV2
+from sglang.standin import make_batch, record, schedule
+
+
+class MyEagle(EAGLEWorkerV2):
+    def forward_batch_generation(self, model_worker_batch: ModelWorkerBatch):
+        record("custom", model_worker_batch.seq_lens)
+        return super().forward_batch_generation(model_worker_batch)
+
+
+def main():
+    worker = MyEagle(target_worker=TpModelWorker())
+    return schedule(worker, make_batch(algorithm="EAGLE"))

@@ -1,0 +1,56 @@
+"""Fork programs written for SGLang 0.5.12, migrated with `--target-version 0.5.23` and run on the
+0.5.23 stand-in (`standins_0523`): each ends `same`, `reported` (a hazard names the site) or
+`refused` (the file left as it was, with a reason), as its header says; never `silent`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mwbmigrate.engine.transform import TransformOptions
+from tests.soundness import standins
+from tests.soundness.harness import CASE_PATH, Migration, migrate
+from tests.soundness.standins_0523 import NEW, OLD, installed
+
+TARGET = "0.5.23"
+CASES = sorted((Path(__file__).parent / "cases_0523").glob("*.py"))
+_EXPECT = re.compile(r"^# expect: (same|reported|refused)((?: MWB\d+)*)\s*$", re.MULTILINE)
+
+
+def observe(text: str, version: str) -> list[Any]:
+    with installed(version):
+        namespace: dict[str, Any] = {"__name__": "soundness_case"}
+        try:
+            exec(compile(text, CASE_PATH, "exec", dont_inherit=True), namespace)
+            ending: Any = ("returned", standins.canonical(namespace["main"]()))
+        except Exception as error:
+            ending = ("raised", type(error).__name__)
+        return [*standins.LOG, ending]
+
+
+def judge(text: str) -> tuple[str, Migration, list[Any], list[Any]]:
+    migration = migrate(text, TransformOptions(target_version=TARGET))
+    if migration.refused:
+        return "refused", migration, [], []
+    old, new = observe(text, OLD), observe(migration.text, NEW)
+    if old == new:
+        return "same", migration, old, new
+    return ("reported" if migration.codes else "silent"), migration, old, new
+
+
+def test_there_are_enough_cases() -> None:
+    assert len(CASES) >= 20
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.stem)
+def test_case(case: Path) -> None:
+    text = case.read_text()
+    wanted = _EXPECT.search(text)
+    assert wanted is not None, "a case starts with `# expect: same|reported MWBnnn...|refused`"
+    outcome, migration, old, new = judge(text)
+    detail = f"{outcome} {migration.codes}\n{migration.text}\nold: {old}\nnew: {new}"
+    assert outcome == wanted.group(1), detail
+    assert set(wanted.group(2).split()) <= set(migration.codes), detail
