@@ -433,7 +433,7 @@ def verify(
 
         if path is None:
             raise _fail("--against needs PATH, the tree to check")
-        raise typer.Exit(run_against(path, against, fmt=output_format.value))
+        raise typer.Exit(run_against(path, against, fmt=output_format.value, allow_review_markers=allow_review_markers))
     code = run_verify(
         path,
         gpu=gpu.value,

@@ -68,6 +68,7 @@ class ProjectCallers:
     methods call it, each with its bases as written ("" for a call outside any class)."""
 
     sites: Mapping[str, frozenset[tuple[str, tuple[str, ...]]]] = field(default_factory=dict)
+    complete: bool = True  # False when a module naming the old API could not be read: any function may be called there
 
     def callers_of(self, name: str) -> frozenset[tuple[str, tuple[str, ...]]]:
         return self.sites.get(name, frozenset())
@@ -81,12 +82,14 @@ def scan_callers(sources: Iterable[bytes]) -> ProjectCallers:
     `model_worker_batch` or annotated with `ModelWorkerBatch`), read with `ast`. Only modules that
     name the old API can hand the old object on, so only those are parsed."""
     trees = []
+    complete = True
     for data in sources:
         if not any(word in data for word in _OLD_WORDS):
             continue
         try:
             trees.append(ast.parse(data))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
+            complete = False  # LibCST may still migrate it (another Python's syntax): its calls are unknown
             continue
     takes_old = {
         node.name
@@ -97,7 +100,7 @@ def scan_callers(sources: Iterable[bytes]) -> ProjectCallers:
     sites: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
     for tree in trees:
         _collect_calls(tree, ("", ()), takes_old, sites)
-    return ProjectCallers({name: frozenset(found) for name, found in sorted(sites.items())})
+    return ProjectCallers({name: frozenset(found) for name, found in sorted(sites.items())}, complete)
 
 
 def _takes_old_object(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -110,30 +113,33 @@ def _takes_old_object(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 
 def _collect_calls(
-    node: ast.AST,
+    tree: ast.AST,
     owner: tuple[str, tuple[str, ...]],
     takes_old: set[str],
     sites: dict[str, set[tuple[str, tuple[str, ...]]]],
 ) -> None:
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.ClassDef):
-            bases = tuple(_last_name(base) for base in child.bases)
-            _collect_calls(child, (child.name, bases), takes_old, sites)
-            continue
-        if isinstance(child, ast.Call):
-            name = _last_name(child.func)
-            if name in takes_old:
-                sites.setdefault(name, set()).add(owner)
-        _collect_calls(child, owner, takes_old, sites)
+    # A stack, not recursion: a 1,000-operand expression is valid Python.
+    pending: list[tuple[ast.AST, tuple[str, tuple[str, ...]]]] = [(tree, owner)]
+    while pending:
+        node, around = pending.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                pending.append((child, (child.name, tuple(_last_name(base) for base in child.bases))))
+                continue
+            if isinstance(child, ast.Call):
+                name = _last_name(child.func)
+                if name in takes_old:
+                    sites.setdefault(name, set()).add(around)
+            pending.append((child, around))
 
 
 def _last_name(node: ast.expr) -> str:
+    while isinstance(node, ast.Subscript):
+        node = node.value
     if isinstance(node, ast.Attribute):
         return node.attr
     if isinstance(node, ast.Name):
         return node.id
-    if isinstance(node, ast.Subscript):
-        return _last_name(node.value)
     return ""
 
 
@@ -146,4 +152,8 @@ def runs_isolated(class_names: set[str], target: str) -> bool:
 def called_only_isolated(function: str, callers: ProjectCallers, target: str) -> bool:
     """Rule I2: the tree calls `function`, and only from methods of classes that run isolated."""
     sites = callers.callers_of(function)
-    return bool(sites) and all(owner and runs_isolated({owner, *bases}, target) for owner, bases in sites)
+    return (
+        callers.complete
+        and bool(sites)
+        and all(owner and runs_isolated({owner, *bases}, target) for owner, bases in sites)
+    )

@@ -21,6 +21,7 @@ from mwbmigrate.analysis.target_versions import TARGET_VERSIONS, CallerParameter
 TP_WORKER = "tp_worker"
 SPEC_WORKER = "spec_worker"
 WORKER_METHOD = "forward_batch_generation"
+SHAPED_WORKER_METHOD = "forward_batch_embedding"  # with WORKER_METHOD: a class shaped like TpModelWorker
 
 # SGLang's worker classes that forks subclass, by how SGLang calls them.
 SGLANG_WORKERS: dict[str, str] = {
@@ -162,14 +163,16 @@ def _sglang_worker(base: cst.BaseExpression, imports: dict[str, str]) -> str | N
 
 def _shaped_like_tp_worker(node: cst.ClassDef) -> bool:
     """A class of no base that SGLang drives as its `TpModelWorker` (a hardware backend's worker):
-    it defines `forward_batch_generation` and `forward_batch_embedding`, or is named like one. The
-    same rule as `verify --against`'s "shaped" worker (verify/against.py)."""
-    if any(not (isinstance(arg.value, cst.Name) and arg.value.value == "object") for arg in node.bases):
+    it defines `forward_batch_generation` and `forward_batch_embedding` (`verify --against` also
+    takes a class named like a TpWorker that defines the first only). A class named exactly as one
+    of SGLang's is a copy of SGLang's own code, which SGLang's callers never reach."""
+    if node.name.value in SGLANG_WORKERS or any(
+        not (isinstance(arg.value, cst.Name) and arg.value.value == "object") for arg in node.bases
+    ):
         return False
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
     methods = {s.name.value for s in body if isinstance(s, cst.FunctionDef)}
-    named = "TpWorker" in node.name.value or "TpModelWorker" in node.name.value
-    return WORKER_METHOD in methods and ("forward_batch_embedding" in methods or named)
+    return WORKER_METHOD in methods and SHAPED_WORKER_METHOD in methods
 
 
 def _defines_worker_method(node: cst.ClassDef) -> bool:

@@ -40,6 +40,7 @@ from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, CallerPa
 from mwbmigrate.analysis.worker_classes import (
     REGISTRY_CLASS,
     SGLANG_WORKERS,
+    SHAPED_WORKER_METHOD,
     SPEC_WORKER,
     TP_WORKER,
     WORKER_METHOD,
@@ -90,9 +91,10 @@ class MatchWorkerCallers(MigrationCodemod):
     CODE = "MWB016"
     NAME = "worker-signatures"
     SUMMARY = "A `forward_batch_generation` standing in for an SGLang worker takes the parameters the target's callers pass, and hands them on to its base or target worker."
-    # A stand-in's module names its SGLang base or the registering decorator, or it defines the
-    # method itself (a worker shaped like `TpModelWorker`, analysis.worker_classes).
-    TRIGGERS = (*SGLANG_WORKERS, REGISTRY_CLASS, WORKER_METHOD)
+    # A stand-in's module names its SGLang base or the registering decorator, or defines both
+    # worker methods (a worker shaped like `TpModelWorker`, analysis.worker_classes).
+    TRIGGERS = (*SGLANG_WORKERS, REGISTRY_CLASS, SHAPED_WORKER_METHOD)
+    BODY_WORDS = (WORKER_METHOD,)
     REVIEW_CODES = ("MWB157", "MWB159")
     SINCE = DEFAULT_TARGET_VERSION
     BOUNDARIES = worker_boundaries(DEFAULT_TARGET_VERSION)

@@ -21,7 +21,7 @@ import enum
 import sys
 import types
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 OLD = "0.5.12"
 NEW = "0.5.13"
@@ -396,17 +396,19 @@ def modules(version: str) -> dict[str, types.ModuleType]:
 
 
 class installed:
-    """`with installed(version):` the stand-in replaces any `sglang` in `sys.modules`, then is removed."""
+    """`with installed(version):` the stand-in replaces any `sglang` in `sys.modules`, then is removed.
+    `tree`: the package tree a stand-in of another release builds (default: `modules`)."""
 
-    def __init__(self, version: str) -> None:
+    def __init__(self, version: str, tree: Callable[[str], dict[str, types.ModuleType]] | None = None) -> None:
         self.version = version
+        self._tree = tree or modules
         self._saved: dict[str, types.ModuleType] = {}
 
     def __enter__(self) -> None:
         self._saved = {name: mod for name, mod in sys.modules.items() if name == "sglang" or name.startswith("sglang.")}
         for name in self._saved:
             del sys.modules[name]
-        sys.modules.update(modules(self.version))
+        sys.modules.update(self._tree(self.version))
         LOG.clear()
 
     def __exit__(self, *exc: object) -> None:

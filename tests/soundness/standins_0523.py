@@ -28,7 +28,6 @@ log are `standins`'), with what a migrated fork meets on 0.5.23 (`docs/target-ve
 from __future__ import annotations
 
 import copy
-import sys
 import types
 from typing import Any, Callable
 
@@ -357,21 +356,6 @@ def _fresh(base: type, **attributes: Any) -> type:
     return type(base.__name__, (base,), attributes)
 
 
-class installed:
-    """`with installed(version):` the stand-in replaces any `sglang` in `sys.modules`, then is removed."""
-
-    def __init__(self, version: str) -> None:
-        self.version = version
-        self._saved: dict[str, types.ModuleType] = {}
-
-    def __enter__(self) -> None:
-        self._saved = {n: mod for n, mod in sys.modules.items() if n == "sglang" or n.startswith("sglang.")}
-        for name in self._saved:
-            del sys.modules[name]
-        sys.modules.update(modules(self.version))
-        LOG.clear()
-
-    def __exit__(self, *exc: object) -> None:
-        for name in [n for n in sys.modules if n == "sglang" or n.startswith("sglang.")]:
-            del sys.modules[name]
-        sys.modules.update(self._saved)
+def installed(version: str) -> standins.installed:
+    """`with installed(version):` this stand-in replaces any `sglang` in `sys.modules`, then is removed."""
+    return standins.installed(version, modules)
