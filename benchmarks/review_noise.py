@@ -4,8 +4,8 @@
 
 Migrates a copy of SGLang 0.5.12.post1 (downloaded into the ignored cache) with default options,
 or reads a saved `rewrite --dry-run --format json` report, and compares each review item's statement
-with SGLang 0.5.13, which upstream migrated by hand: a statement is *kept* when its text (stripped of
-indentation) is still a line of the same file in 0.5.13, else *changed*. It prints, by code, the items
+with SGLang 0.5.13, which upstream migrated by hand: a statement is *kept* when upstream's file has it
+exactly as the rewrite left it (indentation and markers aside), else *changed*. It prints, by code, the items
 on kept and on changed statements, the number of marker comments written into the code, the share of
 marked statements upstream changed, and the longest line that carries a marker.
 """
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import difflib
 import json
 import shutil
 import subprocess
@@ -62,16 +61,6 @@ def _text(lines: list[str], span: tuple[int, int]) -> str:
     return "\n".join(line.split(MARKER, 1)[0].strip() for line in lines[span[0] - 1 : span[1]])
 
 
-def _line_map(new: list[str], old: list[str]) -> dict[int, int]:
-    """Each line of `new` to the line of `old` it came from (a rewritten line: the first of its region)."""
-    mapping: dict[int, int] = {}
-    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
-    for _tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        for offset, number in enumerate(range(j1 + 1, j2 + 1)):
-            mapping[number] = min(i1 + 1 + offset, max(i2, i1 + 1))
-    return mapping
-
-
 def _containing(spans: list[tuple[int, int]], line: int) -> tuple[int, int]:
     inside = [span for span in spans if span[0] <= line <= span[1]]
     return min(inside, key=lambda span: span[1] - span[0]) if inside else (line, line)
@@ -80,18 +69,18 @@ def _containing(spans: list[tuple[int, int]], line: int) -> tuple[int, int]:
 class _FileView:
     """One file as SGLang had it, as the rewrite left it and as upstream migrated it by hand."""
 
-    def __init__(self, old_text: str, new_text: str, upstream_text: str) -> None:
-        self.old_lines, self.new_lines = old_text.splitlines(), new_text.splitlines()
-        self.old_spans, self.new_spans = _statements(old_text), _statements(new_text)
-        self.to_old = _line_map(self.new_lines, self.old_lines)
+    def __init__(self, new_text: str, upstream_text: str) -> None:
+        self.new_lines = new_text.splitlines()
+        self.new_spans = _statements(new_text)
         upstream_lines = upstream_text.splitlines()
         self.kept = {_text(upstream_lines, span) for span in _statements(upstream_text)} if upstream_text else set()
 
     def upstream_changed(self, new_line: int) -> tuple[tuple[int, int], bool]:
-        """The rewritten statement at `new_line`, and whether upstream changed the statement it came from."""
+        """The rewritten statement at `new_line`, and whether upstream's hand migration left that
+        statement otherwise than the rewrite did: a marker on a statement upstream has exactly as
+        the rewrite has it flags nothing a maintainer had to change."""
         statement = _containing(self.new_spans, new_line)
-        original = _containing(self.old_spans, self.to_old.get(statement[0], statement[0]))
-        return statement, _text(self.old_lines, original) not in self.kept
+        return statement, _text(self.new_lines, statement) not in self.kept
 
 
 def main() -> int:
@@ -110,7 +99,6 @@ def main() -> int:
             continue
         upstream = new_tree / path
         view = _FileView(
-            (old_tree / path).read_text(encoding="utf-8-sig"),
             rewritten[path],
             upstream.read_text(encoding="utf-8-sig") if upstream.is_file() else "",
         )
