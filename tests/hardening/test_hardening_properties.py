@@ -76,6 +76,7 @@ BARE_CR = re.compile(r"\r(?!\n)")
 CR_REFUSAL = "CR-only"
 OLD_TOKENS = frozenset({"ModelWorkerBatch", "get_model_worker_batch", "model_worker_batch"})
 MARKER = "# mwbmigrate: MWB"
+MARKER_CONTINUATION = "#   "  # the wrapped lines of a marker written above its statement (engine/marker_layout.py)
 
 IMPORT = "from sglang.srt.managers.schedule_batch import ModelWorkerBatch\n"
 # Old-API shapes from the migration spec's catalogue (categories A-E, H, K, M) that the tool migrates
@@ -212,11 +213,21 @@ class _RenameOne(cst.CSTTransformer):
 
 
 def _without_new_markers(text: str, original: str) -> str:
-    """`text` with the `  # mwbmigrate: ...` comments removed from lines the original did not have."""
+    """`text` with the `  # mwbmigrate: ...` comments removed from lines the original did not have,
+    and the marker lines the rewrite wrote above a statement (a marker too long for its line, and
+    its `#   ` continuation lines)."""
     before = set(original.splitlines())
     lines = []
+    continuing = False
     for line in text.splitlines(keepends=True):
         body = line.rstrip("\r\n")
+        stripped = body.lstrip()
+        if body not in before and (
+            stripped.startswith(MARKER) or (continuing and stripped.startswith(MARKER_CONTINUATION))
+        ):
+            continuing = True
+            continue
+        continuing = False
         cut = body.find("  " + MARKER)
         if cut >= 0 and body not in before:
             line = body[:cut] + line[len(body) :]
