@@ -8,11 +8,12 @@ import re
 import tokenize
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Mapping
 
 import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
-from libcst.metadata import MetadataWrapper
+from libcst.metadata import CodeRange, MetadataWrapper
 
 from mwbmigrate.analysis.isolation import ProjectCallers
 from mwbmigrate.analysis.old_api import ModuleLocation
@@ -75,14 +76,16 @@ class TextOutcome:
     renamed_signatures: tuple[tuple[str, str, str], ...]
 
 
-def _review_items(module: cst.Module, text: str, display_path: str, findings: FindingStore) -> tuple[ReviewItem, ...]:
+def _review_items(
+    positions: Mapping[cst.CSTNode, CodeRange], text: str, display_path: str, findings: FindingStore
+) -> tuple[ReviewItem, ...]:
     """One item per marker the findings put (or found already) on a line of the final module.
     Markers only ever end a line, so lines and indentation are the same with or without them."""
     if not findings:
         return ()
     lines = source_line_texts(text)
     items = []
-    for number, _, finding in placed_findings(findings, LocalPositions().within(module)):
+    for number, _, finding in placed_findings(findings, positions):
         line = lines[number - 1] if number <= len(lines) else ""
         column = len(line) - len(line.lstrip()) + 1
         items.append(
@@ -305,14 +308,16 @@ def _transform_text(
 
         module = insert_imports(module, context)
         context.scratch.pop(AddImportsVisitor.CONTEXT_KEY, None)
-    items = _review_items(module, module.code, display_path, state.findings)
+    # One rendering of the final module for positions: the items and the marker layout share it.
+    positions = LocalPositions().within(module) if state.findings else {}
+    items = _review_items(positions, module.code, display_path, state.findings)
     new_text = module.code
     if options.markers and state.findings:
 
         def shown(finding: Finding) -> bool:
             return options.note_markers or code_kind(finding.code) != NOTE
 
-        placements = marker_placements(module, state.findings, shown, LocalPositions().within(module))
+        placements = marker_placements(module, state.findings, shown, positions)
         markers = {id(p.slot): (p.slot, p.text) for p in placements}
         module = module.visit(RenderFindings(markers))  # once, after every codemod
         new_text, shifts = lift_long_markers(module.code, placements, options.line_length)
