@@ -196,6 +196,11 @@ def rewrite(
         "--collapse-compat",
         help="Also rewrite version-gated compatibility code (hasattr/try-import/env switches) to the new API only.",
     ),
+    live_batch: bool = typer.Option(
+        False,
+        "--live-batch",
+        help="Read the live batch at every `get_model_worker_batch()` site, as upstream did, with a hazard marker where the window allowlist does not prove it the same (default: keep the snapshot in code there, `worker_batch_snapshot`).",
+    ),
     stdin_filename: str = typer.Option(
         "<stdin>",
         "--stdin-filename",
@@ -276,6 +281,7 @@ def rewrite(
         selected_reviews=review_select,
         ignored_reviews=frozenset(k for k in ignore if k.startswith("MWB1")),
         collapse_compat=collapse_compat,
+        live_batch=live_batch or config.live_batch,
         target_version=target,
         # The output is the same either way (engine/elision.py); set, it shows that a difference
         # is not elision's, at several times the cost.

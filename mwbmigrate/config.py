@@ -10,6 +10,7 @@ markers = true       # hazards only; "all": notes too; false: none
 target-version = "0.5.13"   # any release from 0.5.13 to 0.5.23, or "latest" (see README, "Targets")
 runtime = "import"   # or "vendor": copy the runtime helpers into the tree (see README)
 format-changed = "none"   # or "auto", "black", "ruff": format what the rewrite changed (see README)
+live-batch = false   # true: read the live batch at every snapshot, marked where unproven (see README)
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ KNOWN_KEYS = {
     "runtime",
     "target-version",
     "format-changed",
+    "live-batch",
 }
 
 
@@ -70,6 +72,7 @@ class FileConfig:
     runtime: str | None = None  # "import" or "vendor"; None: not configured
     target_version: str | None = None  # a release of TARGET_VERSIONS (`latest` resolved); None: not configured
     format_changed: str | None = None  # one of engine.formatting.CHOICES; None: not configured
+    live_batch: bool = False  # see TransformOptions.live_batch
 
 
 def _string_list(table: dict[str, object], key: str, source: Path) -> list[str]:
@@ -133,8 +136,12 @@ def load_config(paths: list[Path]) -> FileConfig:
     if format_changed is not None and format_changed not in FORMAT_CHOICES:
         choices = ", ".join(f'"{c}"' for c in FORMAT_CHOICES)
         raise ConfigError(f"{pyproject}: [tool.mwbmigrate] format-changed must be one of {choices}")
+    live_batch = table.get("live-batch", False)
+    if not isinstance(live_batch, bool):
+        raise ConfigError(f"{pyproject}: [tool.mwbmigrate] live-batch must be true or false")
     return FileConfig(
         source=pyproject,
+        live_batch=live_batch,
         include=_string_list(table, "include", pyproject),
         exclude=_string_list(table, "exclude", pyproject),
         jobs=jobs,

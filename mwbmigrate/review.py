@@ -57,6 +57,7 @@ class ReviewCode:
     setup: str = EXAMPLE_SETUP
     collapse_compat: bool = False  # the example is what `--collapse-compat` produces
     kind: str = HAZARD
+    live_batch: bool = False  # the example is what `--live-batch` produces
 
 
 def _code(
@@ -71,6 +72,7 @@ def _code(
     setup: str = EXAMPLE_SETUP,
     collapse_compat: bool = False,
     kind: str = HAZARD,
+    live_batch: bool = False,
 ) -> ReviewCode:
     # Examples are written indented inside the call; the registry keeps them flush left.
     return ReviewCode(
@@ -85,6 +87,7 @@ def _code(
         setup,
         collapse_compat,
         kind,
+        live_batch,
     )
 
 
@@ -114,6 +117,7 @@ _CODES = (
         made on (`forward_batch = batch` before the rebinding), or move the write after the last read,
         then pass that batch and delete the call. 0.5.13 has no `get_model_worker_batch`.""",
         "worker-batch-calls",
+        live_batch=True,
     ),
     _code(
         "MWB102",
@@ -158,6 +162,7 @@ _CODES = (
         `ForwardBatch.init_new` / `forward_batch_generation`), and set it again before each further
         forward that needs it. If nothing consumes it, delete it.""",
         "semantic-review",
+        live_batch=True,
     ),
     _code(
         "MWB104",
@@ -241,6 +246,7 @@ _CODES = (
         """Keep the cache somewhere of your own (an attribute of the worker) and set
         `batch.seq_lens_cpu_cache` from it right before each forward that should use it.""",
         "semantic-review",
+        live_batch=True,
     ),
     _code(
         "MWB108",
@@ -421,6 +427,7 @@ _CODES = (
         """Check the statements in between (the marker names the hazard). If none of them reads or
         consumes the override, move the write to the line right before the consuming call.""",
         "semantic-review",
+        live_batch=True,
     ),
     _code(
         "MWB120",
@@ -662,6 +669,7 @@ _CODES = (
         `ForwardBatch` built for the forward.""",
         "wild-shapes",
         setup=EXAMPLE_SETUP.replace("from dataclasses", "import copy\nfrom dataclasses"),
+        live_batch=True,
     ),
     _code(
         "MWB132",
@@ -762,6 +770,7 @@ _CODES = (
         """Follow the marker: read the removed fields from the `ForwardBatch` (`forward_batch.
         token_type_ids`), keep your own counter for `bid`, drop `launch_done`.""",
         "wild-shapes",
+        live_batch=True,
     ),
     _code(
         "MWB137",
@@ -782,6 +791,7 @@ _CODES = (
         """Declare the field on your `ScheduleBatch` (and reset it after the forward if it was
         per-forward), or pass the value to the worker another way.""",
         "wild-shapes",
+        live_batch=True,
     ),
     _code(
         "MWB138",
@@ -807,6 +817,7 @@ _CODES = (
         `return_hidden_states_before_norm=V`) and delete the write.""",
         "override-arguments",
         target_version="0.5.16",
+        live_batch=True,
     ),
     _code(
         "MWB139",
@@ -827,6 +838,7 @@ _CODES = (
         `finally`), and delete the write.""",
         "override-arguments",
         target_version="0.5.16",
+        live_batch=True,
     ),
     _code(
         "MWB140",
@@ -849,6 +861,7 @@ _CODES = (
         worker never needed it.""",
         "override-arguments",
         target_version="0.5.16",
+        live_batch=True,
     ),
     _code(
         "MWB141",
@@ -872,6 +885,7 @@ _CODES = (
         """Check whether the call changes a field the worker reads. If it does, take what the worker
         needs before the call, or call it after the forward.""",
         "worker-batch-calls",
+        live_batch=True,
     ),
     _code(
         "MWB142",
@@ -894,6 +908,7 @@ _CODES = (
         """,
         """Keep what the holder needs at that moment (copies of the fields it reads), not the batch.""",
         "worker-batch-calls",
+        live_batch=True,
     ),
     _code(
         "MWB144",
@@ -1334,6 +1349,7 @@ _CODES = (
         `batch.reqs` by `ForwardBatch.init_new`, so set them on the requests (or on the forward batch
         after `init_new`); drop `bid` and `launch_done`.""",
         "wild-shapes",
+        live_batch=True,
     ),
     _code(
         "MWB180",
@@ -1363,6 +1379,60 @@ _CODES = (
         undone (the snapshot is shallow).""",
         "semantic-review",
         kind=NOTE,
+    ),
+    _code(
+        "MWB182",
+        "the per-forward snapshot is kept in code: reading the live batch is not proven the same",
+        """`get_model_worker_batch()` returned a fresh snapshot for each forward. Reading the live batch
+        where the snapshot was read is the same only where nothing between the snapshot and its last
+        use can change the batch, and the window allowlist (README, "When the live batch is read")
+        proves that only for a few shapes. Everywhere else the rewrite keeps the snapshot in code:
+        `worker_batch_snapshot(batch)` is a copy of the batch that answers what the old object
+        answered (its derived fields, the override for every forward), so nothing behaves
+        differently. The note names the first statement the allowlist did not prove.""",
+        """
+        def _step(self, batch):
+            mwb = batch.get_model_worker_batch()
+            self.scheduler.update(batch)
+            return self.worker.forward_batch_generation(mwb)
+        """,
+        """
+        def _step(self, batch):
+            mwb = worker_batch_snapshot(batch)  # mwbmigrate: MWB182 `mwb` stays a per-forward snapshot (`worker_batch_snapshot`): …
+            self.scheduler.update(batch)
+            return self.worker.forward_batch_generation(mwb)
+        """,
+        """Nothing, unless you want upstream's shape: if the statement named cannot change the batch
+        before the last use (here: `update()` leaves the fields the worker reads alone), replace the
+        copy by `batch` and its name by `batch`, or run with `--live-batch`, which does that everywhere
+        and marks what it cannot prove.""",
+        "worker-batch-calls",
+        kind=NOTE,
+    ),
+    _code(
+        "MWB183",
+        "a kept snapshot cannot keep what the forward reads: the requests' fields, its lists, another value",
+        """The snapshot kept in code (MWB182) is a copy of the batch, but 0.5.13's `init_new` builds
+        `lora_ids`, `dllm_block_offsets` and the grammars from the requests at the forward, where the
+        old object had read them when it was taken. So a request's `lora_id`, `dllm_block_offset` or
+        `grammar` written after the snapshot, or the snapshot's own `lora_ids` changed or handed on,
+        reaches the forward differently. Also reported: a name that holds the snapshot on one path
+        and something else on another.""",
+        """
+        def _step(self, batch):
+            mwb = batch.get_model_worker_batch()
+            mwb.lora_ids.append("extra")
+            return self.worker.forward_batch_generation(mwb)
+        """,
+        """
+        def _step(self, batch):
+            mwb = worker_batch_snapshot(batch)  # mwbmigrate: MWB182 `mwb` stays a per-forward snapshot (`worker_batch_snapshot`): …
+            mwb.lora_ids.append("extra")  # mwbmigrate: MWB183 `mwb.lora_ids` is changed or handed on: …
+            return self.worker.forward_batch_generation(mwb)
+        """,
+        """Set the request fields before the snapshot is taken (`req.lora_id = ...`), so that
+        `init_new` reads them.""",
+        "worker-batch-calls",
     ),
 )
 

@@ -112,6 +112,7 @@ def test_review_code_example_is_what_rewrite_does(tmp_path, code):
     options = TransformOptions(
         target_version=entry.target_version,
         collapse_compat=entry.collapse_compat,
+        live_batch=entry.live_batch,
         line_length=WIDE,
         note_markers=True,
     )
@@ -131,6 +132,7 @@ def test_review_code_is_reported_by_the_codemods_it_names(tmp_path, code):
         target_version=entry.target_version,
         disabled=frozenset(entry.reported_by),
         collapse_compat=entry.collapse_compat,
+        live_batch=entry.live_batch,
         note_markers=True,
     )
     output = _rewrite(tmp_path, entry.setup + entry.example_before, options)

@@ -27,6 +27,7 @@ import libcst as cst
 from libcst.metadata import ClassScope, ComprehensionScope, FunctionScope, Scope
 
 from mwbmigrate.analysis.calls import callee_name
+from mwbmigrate.analysis.window import Unproven
 
 if TYPE_CHECKING:
     from mwbmigrate.analysis.receivers import FunctionFacts
@@ -258,7 +259,7 @@ def alias_merge_hazard(facts: FunctionFacts, scopes: NestedScopes, name: str, re
     return None
 
 
-def refuse_captured_aliases(facts: FunctionFacts, scope_of: ScopeOf) -> FunctionFacts:
+def refuse_captured_aliases(facts: FunctionFacts, scope_of: ScopeOf, keep_snapshots: bool = False) -> FunctionFacts:
     """Move to `facts.refusals` every alias whose merge into its receiver would change what a name
     means (`alias_merge_hazard`), with every other alias of that receiver (they are merged together
     or not at all), so that every codemod reading the facts keeps them as the old object alike."""
@@ -276,7 +277,10 @@ def refuse_captured_aliases(facts: FunctionFacts, scope_of: ScopeOf) -> Function
         if receiver in refused:
             # The call is what is kept and marked; `alias = mwb` then simply holds what the call returned.
             calls = [binding.statement for binding in facts.bindings[name] if binding.call is not None]
-            if calls:
+            if keep_snapshots:
+                for statement in calls:  # safe mode: the copy keeps the old object under its own name
+                    facts.kept[statement] = Unproven(statement, refused[receiver])
+            elif calls:
                 facts.refusals.append((calls[0], refused[receiver]))
             del facts.aliases[name]
             del facts.bindings[name]

@@ -17,6 +17,7 @@ from libcst.metadata import Assignment, Scope, ScopeProvider
 from mwbmigrate.analysis.callee_summaries import CalleeSummaries
 from mwbmigrate.analysis.mutations import REBOUND, Hazard, snapshot_report
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
+from mwbmigrate.analysis.window import Unproven, WindowProof
 
 # Each local's plain `name = value` bindings, in order: name -> [(statement, value)].
 AssignsByName = dict[str, list[tuple[cst.SimpleStatementLine, cst.BaseExpression]]]
@@ -39,6 +40,8 @@ class FunctionFacts:
     # Review items on statements of a rewritten site: (statement, code, reason).
     reviews: list[tuple[cst.CSTNode, str, str]] = field(default_factory=list)
     calls_old_method: bool = False  # `x.get_model_worker_batch(...)` anywhere in the body, bound or not
+    # Snapshots kept in code (`worker_batch_snapshot`): binding statement -> why the live batch is not proven.
+    kept: dict[cst.SimpleStatementLine, Unproven] = field(default_factory=dict)
 
     def old_object_accesses(self) -> set[cst.Name]:
         """Every `Name` node that reads a name holding the old object in this function."""
@@ -113,11 +116,17 @@ def analyse_function(
     function: cst.FunctionDef,
     param_is_old: Callable[[cst.Param], bool],
     skip_receivers: Collection[str] = frozenset(),
+    proof: WindowProof | None = None,
 ) -> FunctionFacts:
     """Facts about one function; `param_is_old(param)` says whether a parameter holds the old object.
 
     Calls on `skip_receivers` are not SGLang's method (a local class defines its own) and are
     left out silently: the wild-shapes codemod reports them.
+
+    With a `proof` (the default, safe mode), a snapshot becomes the live batch only where the window
+    allowlist proves it (analysis.window); every other one is kept in code (`kept`). Without it
+    (`--live-batch`), every snapshot the mutation analysis does not refuse becomes the live batch,
+    marked where it may differ.
     """
     scope = codemod.get_metadata(ScopeProvider, function.body, None)
     facts = FunctionFacts(function=function, scope=scope)
@@ -157,10 +166,16 @@ def analyse_function(
 
     for name, receiver in list(candidates.items()):
         reason = _alias_refusal(name, receiver, candidates, assigns_by_name, scope)
-        if reason is None:
-            for _statement, call in calls.get(name, []):
-                if not call_is_migratable(call):
-                    reason = f"`{OLD_METHOD}` called with arguments other than `{OVERRIDE_ARGUMENT}`"
+        unmigratable = any(not call_is_migratable(call) for _statement, call in calls.get(name, []))
+        if unmigratable:
+            reason = f"`{OLD_METHOD}` called with arguments other than `{OVERRIDE_ARGUMENT}`"
+        elif reason is not None and proof is not None:
+            # The copy keeps the old object whatever else the name is bound to.
+            hazard = f"{reason}: there the forward gets that value, not a snapshot"
+            for statement, _call in calls.get(name, []):
+                facts.kept[statement] = Unproven(statement, reason, hazard)
+            candidates.pop(name)
+            continue
         if reason is not None:
             first = assigns_by_name[name][0][0]
             facts.refusals.append((first, reason))
@@ -172,8 +187,10 @@ def analyse_function(
                 candidates.pop(name, None)
                 break
 
+    if proof is not None:
+        _prove_windows(proof, facts, candidates, assigns_by_name)
     summaries = CalleeSummaries(lambda node: codemod.get_metadata(ScopeProvider, node, None))
-    for receiver in sorted(set(candidates.values())):
+    for receiver in sorted(set(candidates.values()) if proof is None else ()):
         names = {name for name, r in candidates.items() if r == receiver}
         _judge_snapshots(summaries, facts, function, scope, receiver, names, candidates, assigns_by_name)
 
@@ -183,6 +200,38 @@ def analyse_function(
             Binding(statement, old_method_call(value)) for statement, value in assigns_by_name[name]
         ]
     return facts
+
+
+def _prove_windows(
+    proof: WindowProof, facts: FunctionFacts, candidates: dict[str, str], assigns_by_name: AssignsByName
+) -> None:
+    """Safe mode: a snapshot name reads the live batch only where the allowlist proves its window."""
+    names = set(candidates)
+    for group in set(_alias_groups(names, assigns_by_name).values()):
+        first_name = sorted(group)[0]
+        statement, value = assigns_by_name[first_name][0]
+        unproven: Unproven | None = None
+        if len(group) > 1:
+            unproven = Unproven(statement, f"{', '.join(f'`{n}`' for n in sorted(group))} name one snapshot")
+        elif len(assigns_by_name[first_name]) > 1:
+            unproven = Unproven(statement, f"`{first_name}` is bound more than once")
+        else:
+            call = old_method_call(value)
+            if call is not None and call.args:
+                unproven = Unproven(
+                    statement,
+                    f"it takes `{OVERRIDE_ARGUMENT}`, which the snapshot kept for every forward and a forward "
+                    f"consumes from the batch",
+                )
+            else:
+                unproven = proof.bound(statement, first_name, candidates[first_name])
+        if unproven is None:
+            continue
+        for name in group:
+            for bound_statement, bound_value in assigns_by_name[name]:
+                if old_method_call(bound_value) is not None:
+                    facts.kept[bound_statement] = unproven
+            candidates.pop(name, None)
 
 
 def _alias_refusal(

@@ -11,6 +11,7 @@ from libcst.metadata import ScopeProvider
 from mwbmigrate.analysis.capture import refuse_captured_aliases
 from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_METHOD, OLD_PARAMETER, union_members
 from mwbmigrate.analysis.receivers import FunctionFacts, analyse_function
+from mwbmigrate.analysis.window import WindowProof
 
 if TYPE_CHECKING:
     from mwbmigrate.codemods.base import MigrationCodemod
@@ -86,11 +87,20 @@ def receivers_with_own_method(codemod: MigrationCodemod, function: cst.FunctionD
 
 
 def function_facts(codemod: MigrationCodemod, function: cst.FunctionDef) -> FunctionFacts:
+    proof = None
+    if not codemod.state.live_batch:
+        scope = codemod.get_metadata(ScopeProvider, function.body, None)
+        classes = [n for n in codemod._ancestors if isinstance(n, cst.ClassDef)]
+        if scope is not None:
+            proof = WindowProof(codemod.module, function, scope, classes[-1] if classes else None)
     facts = analyse_function(
         codemod,
         function,
         lambda param: param_holds_old_object(codemod, param),
         skip_receivers=receivers_with_own_method(codemod, function),
+        proof=proof,
     )
     # Here, not in worker-batch-calls alone: every codemod must agree on what still holds the old object.
-    return refuse_captured_aliases(facts, lambda node: codemod.get_metadata(ScopeProvider, node, None))
+    return refuse_captured_aliases(
+        facts, lambda node: codemod.get_metadata(ScopeProvider, node, None), keep_snapshots=proof is not None
+    )

@@ -78,6 +78,7 @@ class MigrationState:
     target_version: str = DEFAULT_TARGET_VERSION  # the SGLang API shape to produce (analysis.target_versions)
     request_mirror: bool | None = None  # see TransformOptions.request_mirror
     collapse_compat: bool = False  # see TransformOptions.collapse_compat
+    live_batch: bool = False  # see TransformOptions.live_batch
     # False when the engine proved that no old-API name is in code (engine/transform.py CodeGate):
     # every version gate tests for or branches on one, so the module has none to find.
     old_api_in_code: bool = True

@@ -16,6 +16,14 @@ batch on the other collapse to the batch. The old object was a snapshot (analysi
     worker.forward_batch_generation(mwb)
 
 Also refused (MWB101) when the call takes arguments it never had.
+
+That is `--live-batch`. By default the live batch is read only where the window allowlist proves it
+the same (analysis.window); every other call keeps the snapshot in code, which behaves as the old
+object did, and is reported as a note (MWB182):
+
+    mwb = batch.get_model_worker_batch()        ->  mwb = worker_batch_snapshot(batch)
+    batch.prepare_for_decode()                      (unchanged: the copy was taken before it)
+    worker.forward_batch_generation(mwb)
 """
 
 from __future__ import annotations
@@ -23,18 +31,64 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import ScopeProvider
 
 from mwbmigrate.analysis.callee_summaries import HELPER_DEPTH, CalleeSummaries
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
-from mwbmigrate.analysis.receivers import old_method_call, override_argument
+from mwbmigrate.analysis.receivers import call_is_migratable, old_method_call, override_argument
+from mwbmigrate.analysis.window import REQUEST_LISTS, WindowProof, writes_request_fields
 from mwbmigrate.codemods._shared import bound_name, function_facts, receivers_with_own_method
 from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, NodeSet, deleted, is_deleted, settle_block
+
+SNAPSHOT_HELPER = "worker_batch_snapshot"
 
 
 def _may_run_code(expression: cst.BaseExpression) -> bool:
     """Whether evaluating `expression` can run code of the program (a call, `await`, `yield`, `:=`)."""
     return bool(m.findall(expression, m.Call() | m.Await() | m.Yield() | m.NamedExpr() | m.Lambda()))
+
+
+def _request_list_uses(function: cst.FunctionDef, name: str) -> list[tuple[cst.CSTNode, str]]:
+    """The statements where `name.lora_ids` / `name.dllm_block_offsets` is used other than compared or
+    measured with `len`."""
+    uses: list[tuple[cst.CSTNode, str]] = []
+
+    class _Finder(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.stack: list[cst.CSTNode] = []
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if (
+                isinstance(node, cst.Attribute)
+                and isinstance(node.value, cst.Name)
+                and node.value.value == name
+                and node.attr.value in REQUEST_LISTS
+                and not self._only_read(node)
+            ):
+                statement = next(
+                    n for n in reversed(self.stack) if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+                )
+                uses.append((statement, node.attr.value))
+            self.stack.append(node)
+            return True
+
+        def on_leave(self, original_node: cst.CSTNode) -> None:
+            self.stack.pop()
+
+        def _only_read(self, node: cst.Attribute) -> bool:
+            parent = self.stack[-1] if self.stack else None
+            if isinstance(parent, cst.ComparisonTarget) or (isinstance(parent, cst.Comparison) and parent.left is node):
+                return True
+            grand = self.stack[-2] if len(self.stack) > 1 else None
+            return (
+                isinstance(parent, cst.Arg)
+                and isinstance(grand, cst.Call)
+                and m.matches(grand.func, m.Name("len") | m.Name("list") | m.Name("tuple") | m.Name("sorted"))
+            )
+
+    function.body.visit(_Finder())
+    return uses
 
 
 def _accessor_only(test: cst.BaseExpression) -> bool:
@@ -63,7 +117,7 @@ class DropWorkerBatchCalls(MigrationCodemod):
     NAME = "worker-batch-calls"
     SUMMARY = "Delete `x = batch.get_model_worker_batch()` and read `batch` wherever `x` was read; overrides become `batch.seq_lens_cpu_cache = E`."
     TRIGGERS = (OLD_METHOD,)
-    REVIEW_CODES = ("MWB101", "MWB141", "MWB142")
+    REVIEW_CODES = ("MWB101", "MWB141", "MWB142", "MWB182", "MWB183")
     REQUIRES = ("MWB006", *REPORTS)
     METADATA_DEPENDENCIES = (ScopeProvider,)
 
@@ -77,11 +131,32 @@ class DropWorkerBatchCalls(MigrationCodemod):
         # Reads of a name whose get_model_worker_batch() was kept: each line is marked.
         self._refused_uses: dict[cst.Name, str] = {}
         self._summaries = CalleeSummaries(lambda node: self.get_metadata(ScopeProvider, node, None))
+        self._kept: set[cst.SimpleStatementLine] = set()  # bindings whose call becomes the snapshot helper
+        self._proofs: list[WindowProof | None] = []
+        self._request_writes: str | None | bool = False  # False: not looked for yet
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._function_depth += 1
         self._own_method_receivers.append(receivers_with_own_method(self, node))
         facts = function_facts(self, node)
+        scope = self.get_metadata(ScopeProvider, node.body, None)
+        classes = [n for n in self._ancestors if isinstance(n, cst.ClassDef)]
+        live = self.state.live_batch or scope is None
+        self._proofs.append(None if live else WindowProof(self.module, node, scope, classes[-1] if classes else None))
+        for statement, unproven in facts.kept.items():
+            self._kept.add(statement)
+            name = bound_name(statement)
+            self._note_kept(statement, f"`{name}`", unproven.why)
+            if unproven.hazard is not None:
+                self.review(statement, "MWB183", unproven.hazard)
+            self._request_hazards(statement)
+            for use, field in _request_list_uses(node, name):
+                self.review(
+                    use,
+                    "MWB183",
+                    f"`{name}.{field}` is changed or handed on: the old forward read the snapshot's list, "
+                    f"`init_new` now builds its own from the requests",
+                )
         for statement, reason in facts.refusals:
             self.review(statement, "MWB101", f"`{OLD_METHOD}()` kept: {reason}")
             name = bound_name(statement)
@@ -107,7 +182,32 @@ class DropWorkerBatchCalls(MigrationCodemod):
     ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         self._function_depth -= 1
         self._own_method_receivers.pop()
+        self._proofs.pop()
         return updated_node
+
+    def _note_kept(self, node: cst.CSTNode, what: str, why: str) -> None:
+        self.review(
+            node,
+            "MWB182",
+            f"{what} stays a per-forward snapshot (`{SNAPSHOT_HELPER}`): {why}; delete the copy if nothing "
+            f"between it and its last use can change the batch",
+        )
+
+    def _request_hazards(self, node: cst.CSTNode) -> None:
+        if self._request_writes is False:
+            self._request_writes = writes_request_fields(self.module)
+        if isinstance(self._request_writes, str):
+            self.review(
+                node,
+                "MWB183",
+                f"in this module {self._request_writes}: the snapshot read each request's `lora_id`, "
+                f"`dllm_block_offset` and `grammar` when it was taken, `init_new` reads them at the forward",
+            )
+
+    def _snapshot_helper(self, call: cst.Call, receiver: cst.BaseExpression) -> cst.Call:
+        # mwbmigrate.runtime, or the tree's vendored copy under `--runtime vendor`.
+        AddImportsVisitor.add_needed_import(self.context, self.state.runtime_module, SNAPSHOT_HELPER)
+        return call.with_changes(func=cst.Name(SNAPSHOT_HELPER), args=[cst.Arg(receiver), *call.args])
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
         refused = self._refused_uses.get(original_node)
@@ -129,6 +229,9 @@ class DropWorkerBatchCalls(MigrationCodemod):
         if isinstance(receiver, cst.Name) and receiver.value in self._own_method_receivers[-1]:
             return updated_node
         parent = self.parent(original_node)
+        proof = self._proofs[-1]
+        if proof is not None:
+            return self._keep_or_read_live(original_node, updated_node, receiver, parent, proof)
         if isinstance(parent, cst.Assign) or original_node.args:
             if original_node.args and not isinstance(parent, cst.Assign):
                 self.review(
@@ -145,6 +248,48 @@ class DropWorkerBatchCalls(MigrationCodemod):
                 f"the inline `{OLD_METHOD}()` {why}: it was a snapshot, now it is the live batch",
             )
         return receiver
+
+    def _keep_or_read_live(
+        self,
+        original_node: cst.Call,
+        updated_node: cst.Call,
+        receiver: cst.BaseExpression,
+        parent: cst.CSTNode | None,
+        proof: WindowProof,
+    ) -> cst.BaseExpression:
+        """The default: the live batch where the allowlist proves it, else the snapshot in code."""
+        statement = self.parent(parent) if isinstance(parent, cst.Assign) else None
+        if isinstance(statement, cst.SimpleStatementLine) and statement in self._bindings:
+            return updated_node  # a proven binding: leave_SimpleStatementLine deletes it
+        if not call_is_migratable(original_node):
+            if not isinstance(parent, cst.Assign):
+                self.review(original_node, "MWB101", f"inline `{OLD_METHOD}(...)` kept: its arguments have no translation")
+            return updated_node
+        if isinstance(statement, cst.SimpleStatementLine) and statement in self._kept:
+            return self._snapshot_helper(updated_node, receiver)  # noted with its binding
+        why = self._inline_unproven(original_node, parent, proof)
+        if why is None and isinstance(receiver, cst.Name):
+            return receiver
+        why = why or "its receiver is not a plain name"
+        self._note_kept(original_node, f"the inline `{OLD_METHOD}()`", why)
+        self._request_hazards(original_node)
+        return self._snapshot_helper(updated_node, receiver)
+
+    def _inline_unproven(self, call: cst.Call, parent: cst.CSTNode | None, proof: WindowProof) -> str | None:
+        if call.args:
+            return f"it takes `{OVERRIDE_ARGUMENT}`, which the snapshot kept for every forward"
+        if isinstance(parent, cst.Assign):
+            return "it is bound to something other than one local name"
+        consumer = self.parent(parent) if isinstance(parent, cst.Arg) else None
+        if not isinstance(parent, cst.Arg) or not isinstance(consumer, cst.Call):
+            return "it is not handed straight to a forward the tool has resolved"
+        statement = next(
+            (n for n in reversed(self._ancestors) if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))),
+            None,
+        )
+        if statement is None:
+            return "it is not in a statement the tool follows"
+        return proof.inline(statement, call, parent, consumer)
 
     def _inline_snapshot_outlives(self, call: cst.Call) -> str | None:
         """None when the inline snapshot provably lives only as long as its statement: it is handed

@@ -8,7 +8,9 @@
   iterations;
 * :mod:`.streams` -- ``record_stream`` helpers for tensors used on the forward stream;
 * :mod:`.req_pool` -- the ``req_pool_indices_cpu`` host mirror;
-* :mod:`.forward_view` -- what a migrated ``ForwardBatch.init_new`` reads from the batch.
+* :mod:`.forward_view` -- what a migrated ``ForwardBatch.init_new`` reads from the batch;
+* :mod:`.snapshot` -- :func:`worker_batch_snapshot`, the per-forward snapshot
+  ``get_model_worker_batch()`` returned, where a rewrite keeps it.
 
 Self-contained on purpose: it imports nothing else from mwbmigrate and never imports
 sglang; imports inside the package are relative, so the folder can be copied into
@@ -48,6 +50,7 @@ from .req_pool import (
     ensure_req_pool_indices_cpu,
 )
 from .ring import BatchRecordRing, EmptyRingError
+from .snapshot import WorkerBatchSnapshot, worker_batch_snapshot
 from .streams import (
     V2_VERIFY_BATCH_ATTRS,
     V2_VERIFY_INPUT_ATTRS,
@@ -74,6 +77,7 @@ __all__ = [
     "SnapshotPolicy",
     "StaleSeqLensCpuCacheError",
     "SupportsRecord",
+    "WorkerBatchSnapshot",
     "apply_forward_overrides",
     "build_req_pool_indices",
     "clear_req_pool_metadata",
@@ -88,4 +92,5 @@ __all__ = [
     "resolve_forward_arguments",
     "restore_batch",
     "snapshot_batch",
+    "worker_batch_snapshot",
 ]

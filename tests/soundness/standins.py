@@ -55,6 +55,19 @@ class Req:
     rid: int
     lora_id: str | None = None
     dllm_block_offset: int = 0
+    grammar: Any = None
+
+
+class SamplingInfo(dict):  # type: ignore[type-arg]
+    """SGLang's sampling info: compared by its items; `grammars` is set per forward as SGLang sets it."""
+
+    grammars: Any = None
+
+
+def _set_grammars(batch: Any) -> None:
+    """What 0.5.12's `get_model_worker_batch` and 0.5.13's `init_new` both do to the sampling info."""
+    if batch.sampling_info:
+        batch.sampling_info.grammars = [req.grammar for req in batch.reqs] if batch.has_grammar else None
 
 
 def _default_reqs() -> list[Req]:
@@ -123,7 +136,8 @@ class ScheduleBatch(_BatchBase):
         self.out_cache_loc = fields.pop("out_cache_loc", [100, 101])
         self.seq_lens_cpu = fields.pop("seq_lens_cpu", [3, 4])
         self.return_logprob = fields.pop("return_logprob", False)
-        self.sampling_info = fields.pop("sampling_info", {"temperature": 1.0})
+        self.sampling_info = fields.pop("sampling_info", SamplingInfo(temperature=1.0))
+        self.has_grammar = fields.pop("has_grammar", False)
         self.return_hidden_states = fields.pop("return_hidden_states", False)
         self.spec_info = fields.pop("spec_info", None)
         if self._version == NEW:
@@ -178,6 +192,7 @@ class OldScheduleBatch(ScheduleBatch):
 
     def get_model_worker_batch(self, seq_lens_cpu_cache: Any = None) -> "ModelWorkerBatch":
         decode = self.forward_mode.is_decode_or_idle()
+        _set_grammars(self)
         return self._snapshot_class(
             forward_mode=self.forward_mode,
             input_ids=self.input_ids,
@@ -251,6 +266,7 @@ class ForwardBatch:
             extend_prefix_lens = None if decode else batch.prefix_lens
             lora_ids = [req.lora_id for req in batch.reqs]
             offsets = [req.dllm_block_offset for req in batch.reqs]
+            _set_grammars(batch)
         else:
             raise TypeError(f"init_new cannot build a forward batch from {type(batch).__name__}")
         observed = {name: copy.deepcopy(canonical(getattr(batch, name))) for name in SHARED_FIELDS}

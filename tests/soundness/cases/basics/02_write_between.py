@@ -1,4 +1,4 @@
-# expect: reported
+# expect: same
 """The batch is changed between the snapshot and the forward: the forward saw the old values."""
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.standin import make_batch

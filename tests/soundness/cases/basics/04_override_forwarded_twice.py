@@ -1,4 +1,4 @@
-# expect: reported MWB103
+# expect: same
 """The old snapshot kept its override for both forwards; the one-shot field is gone after the first."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

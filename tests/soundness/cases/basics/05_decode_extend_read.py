@@ -1,4 +1,4 @@
-# expect: reported MWB105
+# expect: same
 """extend_seq_lens was None on a decode snapshot; the batch keeps its extend lengths."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

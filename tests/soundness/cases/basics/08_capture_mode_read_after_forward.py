@@ -1,4 +1,4 @@
-# expect: reported MWB104
+# expect: same
 """The snapshot kept its capture mode after the forward; the one-shot field is reset."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

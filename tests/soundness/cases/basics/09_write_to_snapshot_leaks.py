@@ -1,4 +1,4 @@
-# expect: reported MWB106
+# expect: same
 """A write to the snapshot now lands on the scheduler's batch, which a later reader sees."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

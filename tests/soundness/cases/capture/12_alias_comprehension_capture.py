@@ -1,4 +1,4 @@
-# expect: reported MWB101
+# expect: same
 """`mwb = batch.get_model_worker_batch()` read in a comprehension whose target is `batch`."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB101
+# expect: same
 """The local bound from `get_model_worker_batch()` is read in a nested function with a `batch` parameter."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

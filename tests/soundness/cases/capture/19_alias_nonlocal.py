@@ -1,4 +1,4 @@
-# expect: reported MWB101
+# expect: reported MWB183
 """A nested function declares the local bound from `get_model_worker_batch()` nonlocal."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

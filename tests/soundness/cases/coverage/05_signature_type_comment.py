@@ -1,4 +1,4 @@
-# expect: reported MWB153
+# expect: same
 """A parameter typed only by a signature type comment is not migrated like an annotated one."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

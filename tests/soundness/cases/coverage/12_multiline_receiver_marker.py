@@ -1,4 +1,4 @@
-# expect: reported MWB135
+# expect: same
 """A marker quoting a multi-line expression is one line: the file is migrated, not refused."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB148
+# expect: reported MWB183
 """An adapter appended to the snapshot's lora_ids before the forward reaches the worker."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB148
+# expect: reported MWB183
 """lora_ids bound to a name, and the name changed in place before the forward."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB148
+# expect: reported MWB183
 """dllm_block_offsets bound to a name that `+=` extends in place."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

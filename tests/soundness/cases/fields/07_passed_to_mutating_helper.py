@@ -1,4 +1,4 @@
-# expect: reported MWB149
+# expect: reported MWB183
 """lora_ids handed to a helper that pads it in place before the forward."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB109
+# expect: reported MWB183
 """lora_ids overwritten through a tuple target: a write, kept and reported."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB148
+# expect: reported MWB183
 """An item deleted from the snapshot's dllm_block_offsets."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

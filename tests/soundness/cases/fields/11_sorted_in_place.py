@@ -1,4 +1,4 @@
-# expect: reported MWB148
+# expect: same
 """The snapshot's lora_ids reversed in place, then read again."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB142
+# expect: same
 """An inline snapshot put on a queue; the batch is decoded before the consumer forwards it."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

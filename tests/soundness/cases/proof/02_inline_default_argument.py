@@ -1,4 +1,4 @@
-# expect: reported MWB142
+# expect: same
 """An inline snapshot as a default argument is evaluated once, at definition."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB142
+# expect: same
 """Snapshots of micro-batches built in a comprehension, decoded before the forwards."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB142
+# expect: same
 """An inline snapshot yielded from a loop that decodes after each step."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

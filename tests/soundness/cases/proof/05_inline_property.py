@@ -1,4 +1,4 @@
-# expect: reported MWB142
+# expect: same
 """A property returns an inline snapshot; the batch changes before it is forwarded."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

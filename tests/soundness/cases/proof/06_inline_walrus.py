@@ -1,4 +1,4 @@
-# expect: reported MWB142
+# expect: same
 """A snapshot bound by `:=`, then the batch is decoded."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB142
+# expect: same
 """`functools.partial` keeps the snapshot; the batch changes before the call."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB142
+# expect: same
 """A constructor stores the snapshot; the batch changes before the record is used."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

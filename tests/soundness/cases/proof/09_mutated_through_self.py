@@ -1,4 +1,4 @@
-# expect: reported MWB141
+# expect: same
 """The scheduler's shape: a method changes the running batch through `self`."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB141
+# expect: same
 """`batch.__dict__.update(saved)` writes fields."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB116 MWB142
+# expect: same
 """A snapshot with an override handed to a helper that reads `seq_lens_cpu`."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

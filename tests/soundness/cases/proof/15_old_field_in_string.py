@@ -1,4 +1,4 @@
-# expect: reported MWB137
+# expect: same
 """An old field name held in a string and read with getattr."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB136
+# expect: same
 """hasattr on an old field decides the branch."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

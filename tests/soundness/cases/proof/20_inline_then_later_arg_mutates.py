@@ -1,4 +1,4 @@
-# expect: reported MWB142
+# expect: same
 """An inline snapshot, then a later argument of the same call decodes the batch."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB142
+# expect: same
 """A helper of the module that keeps its argument in a module list."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB135
+# expect: same
 """Batch read from `self`, changed by a method of another object that holds `self`."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB141
+# expect: same
 """The batch is a parameter the caller also holds in `self`; a method of `self` decodes it."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB141
+# expect: same
 """An object built with the batch changes it later."""
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.standin import make_batch, record

@@ -1,4 +1,4 @@
-# expect: reported MWB141
+# expect: same
 """The batch is put in a list before the snapshot; a call handed the list decodes it."""
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.standin import make_batch

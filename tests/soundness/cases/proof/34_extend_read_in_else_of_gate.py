@@ -1,4 +1,4 @@
-# expect: reported MWB105
+# expect: same
 """Rule 6, adversary: the read sits in the `else` of the extend test, that is in decode."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB105
+# expect: same
 """Rule 6, adversary: the name tested is bound twice, once to an extend mode of its own."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB135
+# expect: same
 """Rule I1, adversary: a write on a name that is no parameter of the worker method is not covered."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

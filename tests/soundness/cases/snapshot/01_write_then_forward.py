@@ -1,4 +1,4 @@
-# expect: reported MWB101
+# expect: same
 """A field of the batch is rebound between the snapshot and the forward, which reads every field."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

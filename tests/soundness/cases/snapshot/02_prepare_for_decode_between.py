@@ -1,4 +1,4 @@
-# expect: reported MWB141
+# expect: same
 """A method of the batch (prepare_for_decode) runs between the snapshot and the forward."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

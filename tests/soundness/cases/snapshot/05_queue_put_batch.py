@@ -1,4 +1,4 @@
-# expect: reported MWB141
+# expect: same
 """The batch is put on a queue whose consumer changes it before the forward."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB101
+# expect: same
 """A write through another name for the batch (b = batch; b.x = ...)."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB101
+# expect: same
 """A field of the batch written as part of a tuple target."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB101
+# expect: same
 """setattr(batch, ...) between the snapshot and the forward."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

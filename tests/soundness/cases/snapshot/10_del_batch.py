@@ -1,4 +1,4 @@
-# expect: reported MWB101
+# expect: same
 """del batch between the snapshot and the forward: the rewrite would read a deleted name."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

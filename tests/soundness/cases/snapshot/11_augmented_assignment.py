@@ -1,4 +1,4 @@
-# expect: reported MWB101
+# expect: same
 """An augmented assignment rebinding an immutable field of the batch."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

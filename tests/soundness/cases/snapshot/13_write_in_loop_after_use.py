@@ -1,4 +1,4 @@
-# expect: reported MWB101
+# expect: same
 """The write follows the use textually but precedes it on the next iteration."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

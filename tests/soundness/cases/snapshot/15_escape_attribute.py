@@ -1,4 +1,4 @@
-# expect: reported MWB142
+# expect: same
 """The snapshot is stored on an object; the batch changes later and the stored value is read."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

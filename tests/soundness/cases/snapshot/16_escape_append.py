@@ -1,4 +1,4 @@
-# expect: reported MWB142
+# expect: same
 """The snapshot is appended to a history list that outlives later changes of the batch."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB142
+# expect: same
 """A helper returns the snapshot; its caller changes the batch and forwards what it got."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB142
+# expect: same
 """A generator yields the snapshot; the consumer changes the batch before using it."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

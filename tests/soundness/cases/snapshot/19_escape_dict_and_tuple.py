@@ -1,4 +1,4 @@
-# expect: reported MWB142
+# expect: same
 """The snapshot is kept in a dict and a tuple, read after the batch changed."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB142
+# expect: same
 """A lambda captures the snapshot and runs after the batch changed."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

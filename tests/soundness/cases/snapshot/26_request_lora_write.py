@@ -1,4 +1,4 @@
-# expect: reported MWB101
+# expect: reported MWB183
 """A request's lora_id changes after the snapshot: the old lora_ids were read at the call."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB101
+# expect: same
 """A write inside try; the use after the handler may follow it."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB101
+# expect: same
 """The receiver is rebound after the use, inside the loop around it."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB141
+# expect: same
 """The function is suspended at a yield between the snapshot and the forward; its driver changes the batch."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

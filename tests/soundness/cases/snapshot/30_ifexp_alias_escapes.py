@@ -1,4 +1,4 @@
-# expect: reported MWB142
+# expect: same
 """The snapshot is bound to another name through a conditional expression, then the batch changes."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB101
+# expect: same
 """spec_info's capture mode is changed after the snapshot, which derived capture_hidden_mode from it."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB141
+# expect: same
 """One snapshot before a while loop whose body forwards it and prepares the next decode step."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB101
+# expect: same
 """del of the snapshot's name: rewritten, it would delete the batch itself."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

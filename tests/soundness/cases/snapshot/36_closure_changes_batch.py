@@ -1,4 +1,4 @@
-# expect: reported MWB141
+# expect: same
 """A nested function over the batch changes it when called between the snapshot and the forward."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker
