@@ -1389,7 +1389,19 @@ _CODES = (
         proves that only for a few shapes. Everywhere else the rewrite keeps the snapshot in code:
         `worker_batch_snapshot(batch)` is a copy of the batch that answers what the old object
         answered (its derived fields, the override for every forward), so nothing behaves
-        differently. The note names the first statement the allowlist did not prove.""",
+        differently. The note names the first statement the allowlist did not prove. The allowlist:
+        (1) the snapshot is one local, bound once, with no override argument, used only in the
+        statements that follow it in its block; (2) those statements are expression statements,
+        assignments to plain local names, `assert`, `return`, `pass` and `if`, with no `with`,
+        `del`, attribute or subscript store, augmented assignment, loop, `try`, `await`, `yield`,
+        nested `def`, class, lambda, comprehension, `import` or `global`; (3) a call is
+        `ForwardBatch.init_new` resolved to SGLang's class, `forward_batch_generation` /
+        `forward_batch_embedding` on a worker resolved to SGLang's class (a local bound only to
+        its constructor, a parameter annotated with it, or a plain `self.<attr>` assigned only from
+        it), an argument-free `is_*` test or tensor reader on a field of the batch, or `len` /
+        `isinstance`; (4) attributes are read only on the batch, the snapshot, SGLang's names or
+        such a `self.<attr>`, and the snapshot is only read from or handed to such a forward.
+        `--live-batch` reads the live batch everywhere instead, marked where unproven.""",
         """
         def _step(self, batch):
             mwb = batch.get_model_worker_batch()

@@ -24,6 +24,7 @@ consuming `init_new` writes on a batch is ignored on a snapshot, so a snapshot f
 its overrides for both forwards, as the old object did. Nothing is written on the batch itself,
 so no override is left there for a later forward to consume.
 
+A snapshot pickles (as its batch class, rebuilt as a snapshot) and copies like the old object.
 What a copy cannot keep: the class is not `ModelWorkerBatch` (a type test or a class-name read
 differs), and a request changed in place after the snapshot is seen by `init_new`, which reads the
 requests itself.
@@ -76,6 +77,17 @@ class WorkerBatchSnapshot:
     seq_lens_cpu_cache = _OverrideField("seq_lens_cpu_cache", None)
     capture_hidden_mode = _OverrideField("capture_hidden_mode", None)
     return_hidden_states_before_norm = _OverrideField("return_hidden_states_before_norm", False)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The class is made at run time: pickle names the batch's own class and rebuilds this one.
+        base = next(c for c in type(self).__mro__[1:] if not issubclass(c, WorkerBatchSnapshot))
+        return (_restore, (base, dict(self.__dict__)))
+
+
+def _restore(batch_class: type, fields: dict[str, Any]) -> Any:
+    snapshot = object.__new__(_snapshot_class(batch_class))
+    snapshot.__dict__.update(fields)
+    return snapshot
 
 
 _SNAPSHOT_CLASSES: dict[type, type] = {}

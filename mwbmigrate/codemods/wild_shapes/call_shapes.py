@@ -71,6 +71,8 @@ class CallShapeReporter(ShapeReporter):
         return True
 
     def visit_attribute(self, node: cst.Attribute) -> None:
+        if not self.shapes.state.live_batch:
+            return  # every old object is now a snapshot kept in code, which behaves as it did
         if node.attr.value == OLD_PARAMETER and not self.shapes.reads_old_object(node.value):
             self.review(
                 node,
@@ -80,7 +82,7 @@ class CallShapeReporter(ShapeReporter):
 
     def visit_function(self, node: cst.FunctionDef) -> None:
         frame = self.shapes.function
-        if frame is not None and frame.node is node:
+        if frame is not None and frame.node is node and self.shapes.state.live_batch:
             self._report_unproven_locals(frame)
 
     def _report_unproven_locals(self, frame: FunctionFrame) -> None:

@@ -1,0 +1,194 @@
+"""`worker_batch_snapshot` answers what `get_model_worker_batch()` returned, and leaves the batch alone."""
+
+from __future__ import annotations
+
+import copy
+import enum
+import pickle
+import sys
+import types
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from mwbmigrate.runtime import WorkerBatchSnapshot, consume_forward_overrides, worker_batch_snapshot
+
+
+class Mode(enum.Enum):
+    NULL = 0
+    LAST = 1
+    FULL = 2
+
+
+class ForwardMode(enum.Enum):
+    EXTEND = 1
+    DECODE = 2
+
+    def is_decode_or_idle(self) -> bool:
+        return self is ForwardMode.DECODE
+
+
+@dataclass
+class Req:
+    lora_id: str | None = None
+    dllm_block_offset: int = 0
+    grammar: Any = None
+
+
+@dataclass
+class SpecInfo:
+    capture_hidden_mode: Mode = Mode.LAST
+
+
+@dataclass
+class SamplingInfo:
+    grammars: Any = "unset"
+
+
+@dataclass
+class Batch:
+    """The fields of 0.5.13's ScheduleBatch that the snapshot reads or pins."""
+
+    reqs: list[Req] = field(default_factory=lambda: [Req("a", 0, "g0"), Req(None, 8, "g1")])
+    forward_mode: ForwardMode = ForwardMode.EXTEND
+    seq_lens: list[int] = field(default_factory=lambda: [3, 4])
+    seq_lens_cpu: list[int] = field(default_factory=lambda: [3, 4])
+    extend_lens: list[int] = field(default_factory=lambda: [3, 4])
+    prefix_lens: list[int] = field(default_factory=lambda: [0, 0])
+    extend_logprob_start_lens: list[int] = field(default_factory=lambda: [1, 1])
+    return_hidden_states: bool = False
+    spec_info: Any = None
+    has_grammar: bool = False
+    sampling_info: Any = field(default_factory=SamplingInfo)
+    # 0.5.13's one-shot overrides.
+    seq_lens_cpu_cache: Any = None
+    capture_hidden_mode: Any = None
+    return_hidden_states_before_norm: bool = False
+
+
+@pytest.fixture(autouse=True)
+def capture_hidden_mode_enum(monkeypatch):
+    """SGLang's enum, where the snapshot finds it: in the already imported forward_batch_info."""
+    module = types.ModuleType("sglang.srt.model_executor.forward_batch_info")
+    module.CaptureHiddenMode = Mode  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+
+
+def init_new(batch: Any) -> tuple[Any, Any, bool]:
+    """0.5.13's consumption, as `ForwardBatch.init_new` does it: read, reset, derive."""
+    capture, batch.capture_hidden_mode = batch.capture_hidden_mode, None
+    cache, batch.seq_lens_cpu_cache = batch.seq_lens_cpu_cache, None
+    before_norm, batch.return_hidden_states_before_norm = batch.return_hidden_states_before_norm, False
+    if capture is None:
+        capture = Mode.FULL if batch.return_hidden_states else Mode.NULL
+    return capture, cache if cache is not None else batch.seq_lens_cpu, before_norm
+
+
+def test_shares_the_batch_objects_and_is_a_batch():
+    batch = Batch()
+    snapshot = worker_batch_snapshot(batch)
+    assert snapshot is not batch
+    assert isinstance(snapshot, Batch) and isinstance(snapshot, WorkerBatchSnapshot)
+    assert type(snapshot).__name__ == "Batch"
+    assert snapshot.seq_lens is batch.seq_lens and snapshot.reqs is batch.reqs
+
+
+def test_later_changes_of_the_batch_are_not_seen():
+    batch = Batch()
+    snapshot = worker_batch_snapshot(batch)
+    batch.seq_lens = [9, 9]
+    batch.forward_mode = ForwardMode.DECODE
+    assert snapshot.seq_lens == [3, 4]
+    assert snapshot.forward_mode is ForwardMode.EXTEND
+
+
+def test_override_is_seq_lens_cpu_for_every_forward_and_nothing_is_left_on_the_batch():
+    batch = Batch()
+    snapshot = worker_batch_snapshot(batch, seq_lens_cpu_cache=[30, 40])
+    assert snapshot.seq_lens_cpu == [30, 40]
+    assert init_new(snapshot)[1] == [30, 40]
+    assert init_new(snapshot)[1] == [30, 40]
+    assert batch.seq_lens_cpu == [3, 4] and batch.seq_lens_cpu_cache is None
+    assert init_new(batch)[1] == [3, 4]
+
+
+def test_capture_mode_is_derived_when_taken_and_survives_forwards():
+    spec = SpecInfo(Mode.LAST)
+    batch = Batch(spec_info=spec)
+    snapshot = worker_batch_snapshot(batch)
+    spec.capture_hidden_mode = Mode.NULL
+    assert snapshot.capture_hidden_mode is Mode.LAST
+    assert init_new(snapshot)[0] is Mode.LAST
+    assert init_new(snapshot)[0] is Mode.LAST
+    assert snapshot.capture_hidden_mode is Mode.LAST
+    assert batch.capture_hidden_mode is None
+
+
+def test_capture_mode_full_when_the_batch_returns_hidden_states():
+    batch = Batch(return_hidden_states=True, spec_info=SpecInfo(Mode.LAST))
+    assert worker_batch_snapshot(batch).capture_hidden_mode is Mode.FULL
+
+
+def test_a_write_on_the_snapshot_is_the_old_objects_field():
+    batch = Batch(spec_info=SpecInfo(Mode.NULL))
+    snapshot = worker_batch_snapshot(batch)
+    snapshot.capture_hidden_mode = Mode.LAST
+    snapshot.return_hidden_states_before_norm = True
+    assert init_new(snapshot) == (Mode.LAST, [3, 4], True)
+    assert init_new(snapshot) == (Mode.LAST, [3, 4], True)
+    snapshot.return_hidden_states_before_norm = False  # a write of the default by the program counts
+    assert init_new(snapshot)[2] is False
+    assert batch.capture_hidden_mode is None and batch.return_hidden_states_before_norm is False
+
+
+def test_the_runtime_consumer_does_not_reset_a_snapshot():
+    batch = Batch()
+    snapshot = worker_batch_snapshot(batch, seq_lens_cpu_cache=[7, 7])
+    snapshot.capture_hidden_mode = Mode.LAST
+    consumed = consume_forward_overrides(snapshot, check_shape=False)
+    assert consumed.capture_hidden_mode is Mode.LAST
+    assert snapshot.capture_hidden_mode is Mode.LAST
+
+
+def test_extend_fields_are_gated_in_decode_and_request_lists_are_taken_at_call_time():
+    batch = Batch(forward_mode=ForwardMode.DECODE)
+    snapshot = worker_batch_snapshot(batch)
+    assert snapshot.extend_seq_lens is None and snapshot.extend_prefix_lens is None
+    assert snapshot.extend_logprob_start_lens is None
+    assert snapshot.extend_lens == [3, 4]  # the batch's own field stays what it was
+    batch.reqs[0].lora_id = "changed"
+    assert snapshot.lora_ids == ["a", None] and snapshot.dllm_block_offsets == [0, 8]
+    extend = worker_batch_snapshot(Batch())
+    assert extend.extend_seq_lens == [3, 4] and extend.extend_prefix_lens == [0, 0]
+
+
+def test_grammars_are_set_when_taken_as_the_old_method_did():
+    batch = Batch(has_grammar=True)
+    worker_batch_snapshot(batch)
+    assert batch.sampling_info.grammars == ["g0", "g1"]
+    batch = Batch(has_grammar=False)
+    worker_batch_snapshot(batch)
+    assert batch.sampling_info.grammars is None
+
+
+def test_copies_of_a_snapshot_stay_snapshots_of_one_class():
+    snapshot = worker_batch_snapshot(Batch(), seq_lens_cpu_cache=[5, 5])
+    again = worker_batch_snapshot(snapshot)
+    assert type(again) is type(snapshot)
+    assert type(copy.copy(snapshot)) is type(snapshot)
+    assert again.seq_lens_cpu == [5, 5]
+
+
+def test_a_snapshot_pickles_and_stays_a_snapshot():
+    snapshot = worker_batch_snapshot(Batch(spec_info=SpecInfo(Mode.LAST)), seq_lens_cpu_cache=[5, 5])
+    restored = pickle.loads(pickle.dumps(snapshot))
+    assert type(restored) is type(snapshot)
+    assert restored.seq_lens_cpu == [5, 5] and restored.capture_hidden_mode is Mode.LAST
+    assert init_new(restored)[0] is Mode.LAST and restored.capture_hidden_mode is Mode.LAST
+
+
+def test_without_the_enum_the_error_says_what_to_import(monkeypatch):
+    monkeypatch.delitem(sys.modules, "sglang.srt.model_executor.forward_batch_info")
+    with pytest.raises(LookupError, match="forward_batch_info"):
+        worker_batch_snapshot(Batch())
