@@ -90,9 +90,8 @@ def function_facts(codemod: MigrationCodemod, function: cst.FunctionDef) -> Func
     proof = None
     if not codemod.state.live_batch:
         scope = codemod.get_metadata(ScopeProvider, function.body, None)
-        classes = [n for n in codemod._ancestors if isinstance(n, cst.ClassDef)]
         if scope is not None:
-            proof = WindowProof(codemod.module, function, scope, classes[-1] if classes else None)
+            proof = WindowProof(codemod.module, function, scope)
     facts = analyse_function(
         codemod,
         function,

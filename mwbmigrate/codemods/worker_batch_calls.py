@@ -37,7 +37,7 @@ from libcst.metadata import ScopeProvider
 from mwbmigrate.analysis.callee_summaries import HELPER_DEPTH, CalleeSummaries
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
 from mwbmigrate.analysis.receivers import call_is_migratable, old_method_call, override_argument
-from mwbmigrate.analysis.window import REQUEST_LISTS, WindowProof, writes_request_fields
+from mwbmigrate.analysis.window import REQUEST_LISTS, WindowProof, changes_requests, reflects_on_types
 from mwbmigrate.codemods._shared import bound_name, function_facts, receivers_with_own_method
 from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, NodeSet, deleted, is_deleted, settle_block
 
@@ -47,6 +47,12 @@ SNAPSHOT_HELPER = "worker_batch_snapshot"
 def _may_run_code(expression: cst.BaseExpression) -> bool:
     """Whether evaluating `expression` can run code of the program (a call, `await`, `yield`, `:=`)."""
     return bool(m.findall(expression, m.Call() | m.Await() | m.Yield() | m.NamedExpr() | m.Lambda()))
+
+
+def _statement_code(statement: cst.CSTNode) -> str:
+    lines = cst.Module([]).code_for_node(statement).strip().splitlines()
+    first = lines[0] if lines else ""
+    return first if len(first) <= 60 else first[:57] + "..."
 
 
 def _request_list_uses(function: cst.FunctionDef, name: str) -> list[tuple[cst.CSTNode, str]]:
@@ -133,16 +139,15 @@ class DropWorkerBatchCalls(MigrationCodemod):
         self._summaries = CalleeSummaries(lambda node: self.get_metadata(ScopeProvider, node, None))
         self._kept: set[cst.SimpleStatementLine] = set()  # bindings whose call becomes the snapshot helper
         self._proofs: list[WindowProof | None] = []
-        self._request_writes: str | None | bool = False  # False: not looked for yet
+        self._module_hazards: list[str] | None = None  # what a kept snapshot cannot keep, found in the module
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._function_depth += 1
         self._own_method_receivers.append(receivers_with_own_method(self, node))
         facts = function_facts(self, node)
         scope = self.get_metadata(ScopeProvider, node.body, None)
-        classes = [n for n in self._ancestors if isinstance(n, cst.ClassDef)]
         live = self.state.live_batch or scope is None
-        self._proofs.append(None if live else WindowProof(self.module, node, scope, classes[-1] if classes else None))
+        self._proofs.append(None if live else WindowProof(self.module, node, scope))
         for statement, unproven in facts.kept.items():
             self._kept.add(statement)
             name = bound_name(statement)
@@ -194,15 +199,23 @@ class DropWorkerBatchCalls(MigrationCodemod):
         )
 
     def _request_hazards(self, node: cst.CSTNode) -> None:
-        if self._request_writes is False:
-            self._request_writes = writes_request_fields(self.module)
-        if isinstance(self._request_writes, str):
-            self.review(
-                node,
-                "MWB183",
-                f"in this module {self._request_writes}: the snapshot read each request's `lora_id`, "
-                f"`dllm_block_offset` and `grammar` when it was taken, `init_new` reads them at the forward",
-            )
+        """What no copy keeps, anywhere in the module, is reported on each snapshot kept in it."""
+        if self._module_hazards is None:
+            self._module_hazards = []
+            changed = changes_requests(self.module)
+            if changed is not None:
+                self._module_hazards.append(
+                    f"in this module {changed}: the snapshot read each request's `lora_id`, "
+                    f"`dllm_block_offset` and `grammar` when it was taken, `init_new` reads them at the forward"
+                )
+            reflection = reflects_on_types(self.module)
+            if reflection is not None:
+                self._module_hazards.append(
+                    f"this module reflects on classes or attributes ({reflection}): the snapshot is a copy of the "
+                    f"batch, of its class, where the old object was a `ModelWorkerBatch`"
+                )
+        for reason in self._module_hazards:
+            self.review(node, "MWB183", reason)
 
     def _snapshot_helper(self, call: cst.Call, receiver: cst.BaseExpression) -> cst.Call:
         # mwbmigrate.runtime, or the tree's vendored copy under `--runtime vendor`.
@@ -278,18 +291,16 @@ class DropWorkerBatchCalls(MigrationCodemod):
     def _inline_unproven(self, call: cst.Call, parent: cst.CSTNode | None, proof: WindowProof) -> str | None:
         if call.args:
             return f"it takes `{OVERRIDE_ARGUMENT}`, which the snapshot kept for every forward"
-        if isinstance(parent, cst.Assign):
-            return "it is bound to something other than one local name"
-        consumer = self.parent(parent) if isinstance(parent, cst.Arg) else None
-        if not isinstance(parent, cst.Arg) or not isinstance(consumer, cst.Call):
-            return "it is not handed straight to a forward the tool has resolved"
+        if not isinstance(parent, cst.Arg):
+            return "it is not handed straight to `ForwardBatch.init_new`"
         statement = next(
             (n for n in reversed(self._ancestors) if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))),
             None,
         )
         if statement is None:
             return "it is not in a statement the tool follows"
-        return proof.inline(statement, call, parent, consumer)
+        why = proof.inline(statement, call)
+        return None if why is None else f"`{_statement_code(statement)}` {why}"
 
     def _inline_snapshot_outlives(self, call: cst.Call) -> str | None:
         """None when the inline snapshot provably lives only as long as its statement: it is handed

@@ -1,0 +1,14 @@
+# expect: reported
+"""`len(mwb.__dict__)`: a builtin over an attribute read of the snapshot; the old object had its own fields."""
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.standin import make_batch, record
+
+
+def main():
+    batch = make_batch()
+    worker = TpModelWorker()
+    mwb = batch.get_model_worker_batch()
+    field_count = len(mwb.__dict__)
+    result = worker.forward_batch_generation(mwb)
+    record("fields", field_count)
+    return result
