@@ -1,6 +1,6 @@
 """How many of the review markers on a real SGLang tree sit on statements that upstream changed.
 
-    python benchmarks/review_noise.py [--json REPORT] [--markers all]
+    python benchmarks/review_noise.py [--json REPORT] [--markers all] [--live-batch]
 
 Migrates a copy of SGLang 0.5.12.post1 (downloaded into the ignored cache) with default options,
 or reads a saved `rewrite --dry-run --format json` report, and compares each review item's statement
@@ -86,9 +86,11 @@ class _FileView:
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--markers", default=None, help="passed on to `rewrite --markers`")
+    parser.add_argument("--live-batch", action="store_true", help="passed on: `rewrite --live-batch`")
     arguments = parser.parse_args()
     old_tree, new_tree = sglang_tree(OLD), sglang_tree(NEW)
     extra = ["--markers", arguments.markers] if arguments.markers else []
+    extra += ["--live-batch"] if arguments.live_batch else []
     report, rewritten = _report(old_tree, extra)
     by_code: dict[str, Counter[str]] = {}
     marked: dict[tuple[str, tuple[int, int]], bool] = {}  # (file, statement) -> upstream changed it

@@ -728,6 +728,7 @@ _CODES = (
         """Check what the name holds. If it is the batch, rename it to `batch` (or pass the batch
         directly) and migrate the helper that produced it.""",
         "wild-shapes",
+        live_batch=True,
     ),
     _code(
         "MWB135",
@@ -748,6 +749,7 @@ _CODES = (
         """Bind the receiver to a local first (`batch = self.cur_batch`) and run the tool again, or
         replace the call with its receiver by hand and migrate the uses.""",
         "wild-shapes",
+        live_batch=True,
     ),
     _code(
         "MWB136",
@@ -1391,17 +1393,11 @@ _CODES = (
         answered (its derived fields, the override for every forward), so nothing behaves
         differently. The note names the first statement the allowlist did not prove. The allowlist:
         (1) the snapshot is one local, bound once, with no override argument, used only in the
-        statements that follow it in its block; (2) those statements are expression statements,
-        assignments to plain local names, `assert`, `return`, `pass` and `if`, with no `with`,
-        `del`, attribute or subscript store, augmented assignment, loop, `try`, `await`, `yield`,
-        nested `def`, class, lambda, comprehension, `import` or `global`; (3) a call is
-        `ForwardBatch.init_new` resolved to SGLang's class, `forward_batch_generation` /
-        `forward_batch_embedding` on a worker resolved to SGLang's class (a local bound only to
-        its constructor, a parameter annotated with it, or a plain `self.<attr>` assigned only from
-        it), an argument-free `is_*` test or tensor reader on a field of the batch, or `len` /
-        `isinstance`; (4) attributes are read only on the batch, the snapshot, SGLang's names or
-        such a `self.<attr>`, and the snapshot is only read from or handed to such a forward.
-        `--live-batch` reads the live batch everywhere instead, marked where unproven.""",
+        statements that follow it in its block (or inline in such a statement); (2) each of those
+        statements is `ForwardBatch.init_new(...)` alone, as an expression, a `return` or an
+        assignment to a local bound nowhere else; (3) `ForwardBatch` is bound once, by an import
+        from SGLang, and the module does not patch `init_new`; (4) every argument is the snapshot,
+        a local or parameter name, or a literal. `--live-batch` reads the live batch everywhere instead, marked where unproven.""",
         """
         def _step(self, batch):
             mwb = batch.get_model_worker_batch()

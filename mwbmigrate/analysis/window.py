@@ -52,7 +52,10 @@ _REQUEST_LIST_CHANGERS = frozenset({"merge_batch"})
 # Reflection a kept snapshot answers differently from the old object: its class is the batch's.
 _REFLECTING_CALLS = frozenset({"type", "hasattr", "vars"})
 _REFLECTING_ATTRIBUTES = frozenset({"__class__", "__dict__", "__slots__", "__dataclass_fields__"})
-_REFLECTING_MODULES = frozenset({"dataclasses", "inspect"})
+_REFLECTING_FUNCTIONS = {
+    "dataclasses": frozenset({"replace", "fields", "asdict", "astuple", "is_dataclass"}),
+    "inspect": frozenset({"signature", "getmembers", "getfullargspec", "getattr_static"}),
+}
 
 
 def _first(module: cst.Module, visitor_class: type[_Scan]) -> str | None:
@@ -132,7 +135,7 @@ class _Reflection(_Scan):
             if "ScheduleBatch" in classes or "WorkerBatch" in classes:
                 self.hit(f"`{func.value}(..., {classes})`")
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
-            if func.value.value in _REFLECTING_MODULES:
+            if func.attr.value in _REFLECTING_FUNCTIONS.get(func.value.value, ()):
                 self.hit(f"`{func.value.value}.{func.attr.value}()`")
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
@@ -141,8 +144,14 @@ class _Reflection(_Scan):
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         module = cst.Module([]).code_for_node(node.module) if node.module is not None else ""
-        if module in _REFLECTING_MODULES:
-            self.hit(f"`from {module} import ...`")
+        if isinstance(node.names, cst.ImportStar):
+            if module in _REFLECTING_FUNCTIONS:
+                self.hit(f"`from {module} import *`")
+            return
+        for alias in node.names:
+            name = alias.name.value if isinstance(alias.name, cst.Name) else ""
+            if name in _REFLECTING_FUNCTIONS.get(module, ()):
+                self.hit(f"`{module}.{name}`")
 
 
 def changes_requests(module: cst.Module) -> str | None:

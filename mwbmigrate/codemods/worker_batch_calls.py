@@ -32,16 +32,21 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import ScopeProvider
+from libcst.metadata import Assignment, Scope, ScopeProvider
 
 from mwbmigrate.analysis.callee_summaries import HELPER_DEPTH, CalleeSummaries
-from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
+from mwbmigrate.analysis.old_api import OLD_METHOD, OLD_PARAMETER, OVERRIDE_ARGUMENT
+from mwbmigrate.analysis.calls import callee_name
 from mwbmigrate.analysis.receivers import call_is_migratable, old_method_call, override_argument
+from mwbmigrate.analysis.target_versions import overrides_are_arguments
 from mwbmigrate.analysis.window import REQUEST_LISTS, WindowProof, changes_requests, reflects_on_types
 from mwbmigrate.codemods._shared import bound_name, function_facts, receivers_with_own_method
 from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, NodeSet, deleted, is_deleted, settle_block
 
 SNAPSHOT_HELPER = "worker_batch_snapshot"
+# A kept snapshot's local `model_worker_batch` is renamed, so no old-API name is left in code.
+SNAPSHOT_NAME = "worker_batch"
+_DYNAMIC_READS = frozenset({"locals", "vars", "dir", "eval", "exec", "_getframe", "currentframe", "stack"})
 
 
 def _may_run_code(expression: cst.BaseExpression) -> bool:
@@ -53,6 +58,18 @@ def _statement_code(statement: cst.CSTNode) -> str:
     lines = cst.Module([]).code_for_node(statement).strip().splitlines()
     first = lines[0] if lines else ""
     return first if len(first) <= 60 else first[:57] + "..."
+
+
+def _override_writes(function: cst.FunctionDef, name: str) -> list[tuple[cst.CSTNode, str]]:
+    """`name.capture_hidden_mode = ...` / `name.return_hidden_states_before_norm = ...` statements."""
+    found: list[tuple[cst.CSTNode, str]] = []
+    for line in m.findall(function, m.SimpleStatementLine()):
+        for small in cst.ensure_type(line, cst.SimpleStatementLine).body:
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else []
+            for target in targets:
+                if m.matches(target, m.Attribute(m.Name(name), m.Name("capture_hidden_mode") | m.Name("return_hidden_states_before_norm"))):  # fmt: skip
+                    found.append((line, cst.ensure_type(target, cst.Attribute).attr.value))
+    return found
 
 
 def _request_list_uses(function: cst.FunctionDef, name: str) -> list[tuple[cst.CSTNode, str]]:
@@ -148,6 +165,16 @@ class DropWorkerBatchCalls(MigrationCodemod):
         scope = self.get_metadata(ScopeProvider, node.body, None)
         live = self.state.live_batch or scope is None
         self._proofs.append(None if live else WindowProof(self.module, node, scope))
+        own_method = bool(self._own_method_receivers[-1])
+        if not live and not own_method and scope is not None and OLD_PARAMETER not in facts.aliases and self._may_rename(node, scope):  # fmt: skip
+            # A local that holds a snapshot, now kept in code (or what it was bound from): the name goes,
+            # the value stays. Not where a class of the module defines its own `get_model_worker_batch`.
+            for assignment in scope.assignments[OLD_PARAMETER]:
+                if isinstance(assignment.node, cst.Name):
+                    self._renames[assignment.node] = SNAPSHOT_NAME
+                for reference in assignment.references:
+                    if isinstance(reference.node, cst.Name):
+                        self._renames[reference.node] = SNAPSHOT_NAME
         for statement, unproven in facts.kept.items():
             self._kept.add(statement)
             name = bound_name(statement)
@@ -155,6 +182,14 @@ class DropWorkerBatchCalls(MigrationCodemod):
             if unproven.hazard is not None:
                 self.review(statement, "MWB183", unproven.hazard)
             self._request_hazards(statement)
+            if overrides_are_arguments(self.state.target_version):
+                for write, field in _override_writes(node, name):
+                    self.review(
+                        write,
+                        "MWB183",
+                        f"`{name}.{field}` is written: from 0.5.16 `init_new` takes it as an argument and "
+                        f"reads no override from the batch, so the snapshot's field no longer reaches the forward",
+                    )
             for use, field in _request_list_uses(node, name):
                 self.review(
                     use,
@@ -189,6 +224,23 @@ class DropWorkerBatchCalls(MigrationCodemod):
         self._own_method_receivers.pop()
         self._proofs.pop()
         return updated_node
+
+    def _may_rename(self, function: cst.FunctionDef, scope: Scope) -> bool:
+        """`model_worker_batch` -> `worker_batch` changes nothing: the local lives in this scope alone,
+        nothing in the module names `worker_batch`, and nothing looks names up dynamically."""
+        assignments = list(scope.assignments[OLD_PARAMETER])
+        if not assignments or any(
+            not isinstance(a, Assignment) or a.scope is not scope or not isinstance(a.node, cst.Name) for a in assignments
+        ):
+            return False  # a parameter (parameter-renames' business), or bound elsewhere
+        if any(r.scope is not scope for a in assignments for r in a.references):
+            return False
+        names = {n.value for n in m.findall(self.module, m.Name())}
+        if SNAPSHOT_NAME in names:
+            return False
+        called = {callee_name(c) for c in m.findall(function, m.Call())}
+        declared = m.findall(function, m.Global() | m.Nonlocal())
+        return not (called & _DYNAMIC_READS) and not declared
 
     def _note_kept(self, node: cst.CSTNode, what: str, why: str) -> None:
         self.review(

@@ -250,8 +250,13 @@ def _migrate(text: str, path: str = DEFAULT_PATH, options: TransformOptions | No
     return out
 
 
-def _run(body: str) -> str:
-    return _migrate(_HEAD + body)
+def _run(body: str, options: TransformOptions | None = None) -> str:
+    return _migrate(_HEAD + body, options=options)
+
+
+# A binding is deleted where the live batch is read: with `--live-batch`, or where the window
+# allowlist proves it (only `ForwardBatch.init_new` in the window).
+LIVE = TransformOptions(live_batch=True)
 
 
 def test_comments_above_a_deleted_binding_go_to_the_next_statement() -> None:
@@ -263,7 +268,7 @@ def test_comments_above_a_deleted_binding_go_to_the_next_statement() -> None:
         "    model_worker_batch = batch.get_model_worker_batch()  # snapshot\n"
         "    return self.worker.forward_batch_generation(model_worker_batch)\n"
     )
-    assert _run(before) == _HEAD.replace("ModelWorkerBatch, ", "") + (
+    assert _run(before, LIVE) == _HEAD.replace("ModelWorkerBatch, ", "") + (
         "def run(self, batch: ScheduleBatch):\n"
         "    prepare(batch)\n"
         "\n"
@@ -281,10 +286,28 @@ def test_a_deleted_first_statement_keeps_its_comments_but_not_its_blank_lines() 
         "\n"
         "    return self.worker.forward_batch_generation(model_worker_batch)\n"
     )
-    assert _run(before).endswith(
+    assert _run(before, LIVE).endswith(
         "def run(self, batch: ScheduleBatch):\n"
         "    # Snapshot for the worker.\n"
         "    return self.worker.forward_batch_generation(batch)\n"
+    )
+
+
+def test_a_binding_the_allowlist_proves_is_deleted_with_its_comments_kept() -> None:
+    before = (
+        "from sglang.srt.model_executor.forward_batch_info import ForwardBatch\n"
+        "\n"
+        "\n"
+        "def run(batch: ScheduleBatch, runner):\n"
+        "    # Build the worker batch, then the forward batch.\n"
+        "    model_worker_batch = batch.get_model_worker_batch()  # snapshot\n"
+        "    return ForwardBatch.init_new(model_worker_batch, runner)\n"
+    )
+    assert _run(before).endswith(
+        "def run(batch: ScheduleBatch, runner):\n"
+        "    # Build the worker batch, then the forward batch.\n"
+        "    # snapshot\n"
+        "    return ForwardBatch.init_new(batch, runner)\n"
     )
 
 
@@ -511,7 +534,7 @@ def test_a_moved_assert_leaves_its_comments_above_the_init_new_it_follows() -> N
         "    forward_batch = ForwardBatch.init_new(model_worker_batch, self.draft_model_runner)\n"
         "    return forward_batch\n"
     )
-    assert _migrate(text).endswith(
+    assert _migrate(text, options=LIVE).endswith(
         "    batch.return_hidden_states = False\n"
         "\n"
         "    # Get forward batch\n"

@@ -66,12 +66,14 @@ def _items(text: str, options: TransformOptions) -> list[tuple[str, int, str]]:
     return [(item.code, item.line, item.kind) for item in outcome.review_items]
 
 
+# The layout is shown on `--live-batch` output, whose MWB101 markers are long (by default the calls
+# below are kept as snapshots in code, which need no marker).
 def test_a_long_marker_goes_above_its_statement_wrapped_and_a_note_stays_out_of_the_code() -> None:
-    outcome = transform_source(SOURCE, "plugin/module.py", TransformOptions())
+    outcome = transform_source(SOURCE, "plugin/module.py", TransformOptions(live_batch=True))
     assert outcome.text == AT_88
     assert all(len(line) <= 88 for line in outcome.text.splitlines())
     # The note is reported on its line; each hazard on its statement, below its marker.
-    assert _items(SOURCE, TransformOptions()) == [
+    assert _items(SOURCE, TransformOptions(live_batch=True)) == [
         ("MWB113", 4, "note"),
         ("MWB101", 12, "hazard"),
         ("MWB101", 16, "hazard"),
@@ -79,14 +81,14 @@ def test_a_long_marker_goes_above_its_statement_wrapped_and_a_note_stays_out_of_
 
 
 def test_a_marker_that_fits_ends_its_line_and_markers_all_writes_notes() -> None:
-    options = TransformOptions(line_length=200, note_markers=True)
+    options = TransformOptions(line_length=200, note_markers=True, live_batch=True)
     assert transform_source(SOURCE, "plugin/module.py", options).text == AT_200_WITH_NOTES
     assert _items(SOURCE, options) == [("MWB113", 4, "note"), ("MWB101", 10, "hazard"), ("MWB101", 12, "hazard")]
 
 
 def test_a_second_run_writes_no_marker_twice() -> None:
-    first = transform_source(SOURCE, "plugin/module.py", TransformOptions()).text
-    assert transform_source(first, "plugin/module.py", TransformOptions()).text == first
+    first = transform_source(SOURCE, "plugin/module.py", TransformOptions(live_batch=True)).text
+    assert transform_source(first, "plugin/module.py", TransformOptions(live_batch=True)).text == first
 
 
 def test_one_marker_per_statement_lists_its_codes() -> None:
@@ -134,7 +136,7 @@ def test_callers_of_a_helper_are_read_across_the_tree() -> None:
 
 
 def test_the_markdown_lists_hazards_by_code_and_folds_the_notes() -> None:
-    outcome = transform_source(SOURCE, "plugin/module.py", TransformOptions())
+    outcome = transform_source(SOURCE, "plugin/module.py", TransformOptions(live_batch=True))
     result = FileResult(
         "/x/plugin/module.py",
         "plugin/module.py",
