@@ -49,6 +49,8 @@ REQUEST_LISTS = frozenset({"lora_ids", "dllm_block_offsets"})
 # Methods that change a list in place, and SGLang's batch method that extends `reqs` in place.
 _LIST_CHANGES = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"})
 _REQUEST_LIST_CHANGERS = frozenset({"merge_batch"})
+# Builtins that read a list they are handed and never change it.
+_LIST_READERS = frozenset({"len", "list", "tuple", "sorted", "enumerate", "zip", "iter", "reversed", "any", "all"})
 # Reflection a kept snapshot answers differently from the old object: its class is the batch's.
 _REFLECTING_CALLS = frozenset({"type", "hasattr", "vars"})
 _REFLECTING_ATTRIBUTES = frozenset({"__class__", "__dict__", "__slots__", "__dataclass_fields__"})
@@ -102,15 +104,15 @@ class _RequestChanges(_Scan):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        reader = isinstance(func, cst.Name) and func.value in _LIST_READERS
+        if not reader and any(m_reqs(argument.value) for argument in node.args):
+            self.hit("a `.reqs` list is handed to a call, which may change it in place")
         if isinstance(func, cst.Attribute):
             if func.attr.value in _LIST_CHANGES and m_reqs(func.value):
                 self.hit(f"`.reqs.{func.attr.value}()` changes the request list in place")
             if func.attr.value in _REQUEST_LIST_CHANGERS:
                 self.hit(f"`.{func.attr.value}()` extends a request list in place")
 
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if m_reqs(node.value):
-            self.hit("a `.reqs` list is handed to a call, which may change it in place")
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if m_reqs(node.value):

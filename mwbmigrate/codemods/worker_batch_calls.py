@@ -38,7 +38,6 @@ from mwbmigrate.analysis.callee_summaries import HELPER_DEPTH, CalleeSummaries
 from mwbmigrate.analysis.old_api import OLD_METHOD, OLD_PARAMETER, OVERRIDE_ARGUMENT
 from mwbmigrate.analysis.calls import callee_name
 from mwbmigrate.analysis.receivers import call_is_migratable, old_method_call, override_argument
-from mwbmigrate.analysis.target_versions import overrides_are_arguments
 from mwbmigrate.analysis.window import REQUEST_LISTS, WindowProof, changes_requests, reflects_on_types
 from mwbmigrate.codemods._shared import bound_name, function_facts, receivers_with_own_method
 from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, NodeSet, deleted, is_deleted, settle_block
@@ -58,18 +57,6 @@ def _statement_code(statement: cst.CSTNode) -> str:
     lines = cst.Module([]).code_for_node(statement).strip().splitlines()
     first = lines[0] if lines else ""
     return first if len(first) <= 60 else first[:57] + "..."
-
-
-def _override_writes(function: cst.FunctionDef, name: str) -> list[tuple[cst.CSTNode, str]]:
-    """`name.capture_hidden_mode = ...` / `name.return_hidden_states_before_norm = ...` statements."""
-    found: list[tuple[cst.CSTNode, str]] = []
-    for line in m.findall(function, m.SimpleStatementLine()):
-        for small in cst.ensure_type(line, cst.SimpleStatementLine).body:
-            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else []
-            for target in targets:
-                if m.matches(target, m.Attribute(m.Name(name), m.Name("capture_hidden_mode") | m.Name("return_hidden_states_before_norm"))):  # fmt: skip
-                    found.append((line, cst.ensure_type(target, cst.Attribute).attr.value))
-    return found
 
 
 def _request_list_uses(function: cst.FunctionDef, name: str) -> list[tuple[cst.CSTNode, str]]:
@@ -182,14 +169,6 @@ class DropWorkerBatchCalls(MigrationCodemod):
             if unproven.hazard is not None:
                 self.review(statement, "MWB183", unproven.hazard)
             self._request_hazards(statement)
-            if overrides_are_arguments(self.state.target_version):
-                for write, field in _override_writes(node, name):
-                    self.review(
-                        write,
-                        "MWB183",
-                        f"`{name}.{field}` is written: from 0.5.16 `init_new` takes it as an argument and "
-                        f"reads no override from the batch, so the snapshot's field no longer reaches the forward",
-                    )
             for use, field in _request_list_uses(node, name):
                 self.review(
                     use,

@@ -63,11 +63,13 @@ def test_rewritten_examples_have_no_old_api_left_and_compile(kit):
     assert "return sum(batch.extend_lens)" in worker
 
     backend = code["hardware_backend.py"]
+    # The windows run code the allowlist does not prove, so the snapshots stay in code.
     assert (
-        "batch.seq_lens_cpu_cache = seq_lens_cpu\n        return self.tp_worker.forward_batch_generation(batch)"
-        in backend
-    )
-    assert "self.log_batch(batch)\n        return self.tp_worker.forward_batch_generation(batch)" in backend
+        "worker_batch = worker_batch_snapshot(batch, seq_lens_cpu_cache=seq_lens_cpu)\n"
+        "        return self.tp_worker.forward_batch_generation(worker_batch)"
+    ) in backend
+    assert "self.log_batch(worker_batch)\n        return self.tp_worker.forward_batch_generation(worker_batch)" in backend
+    assert "from mwbmigrate.runtime import worker_batch_snapshot\n" in backend
 
     plugin = code["spec_plugin.py"]
     assert "from typing import TYPE_CHECKING, Optional\n" in plugin  # Union no longer used

@@ -290,13 +290,24 @@ def test_a_file_in_no_package_keeps_the_import_and_is_reported(kit):
 
 
 def test_nothing_is_vendored_when_no_file_needs_the_runtime(kit):
-    repo = kit.repo("fork")  # examples/fork: a plugin package that never uses the runtime helpers
+    # examples/fork with --live-batch: a plugin package whose rewrite needs no runtime helper (by
+    # default its snapshots stay in code, through `worker_batch_snapshot`).
+    repo = kit.repo("fork")
     before = kit.snapshot(repo)
-    document = _json(kit, repo, "--runtime", "vendor")
+    document = _json(kit, repo, "--runtime", "vendor", "--live-batch")
     assert document["exit_code"] == 0 and document["summary"]["changed"] > 0
     assert document["runtime"] == {"mode": "vendor", "vendored": [], "notes": []}
     assert not [name for name in kit.snapshot(repo) if "_mwbmigrate_runtime" in name]
     assert set(kit.snapshot(repo)) == set(before)
+
+
+def test_a_kept_snapshot_vendors_the_runtime_it_imports(kit):
+    repo = kit.repo("fork")
+    document = _json(kit, repo, "--runtime", "vendor")
+    assert document["exit_code"] == 0
+    assert [v["path"] for v in document["runtime"]["vendored"]][:1] == ["my_fork/_mwbmigrate_runtime/__init__.py"]
+    backend = (repo / "my_fork" / "hardware_backend.py").read_text()
+    assert "from my_fork._mwbmigrate_runtime import worker_batch_snapshot\n" in backend
 
 
 def test_markdown_report_lists_the_vendored_files(kit):
