@@ -58,3 +58,30 @@ def trees(tmp_path_factory):
         "work": work,
         "root": work.parent,
     }
+
+
+@pytest.fixture(scope="session")
+def live_trees(trees, tmp_path_factory):
+    """The same tree migrated with `--live-batch` (upstream's shape, reviewed where unproven), for the
+    tests that compare the idiomatic output with upstream's hand migration. Only the files the default
+    run changed are included: the others have nothing to migrate, and reading them costs the run's time."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    root = shared / "corpus-live-tree"
+    work = root / "tree" / "sglang"
+    with open(shared / "corpus-live-tree.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        recorded = root / "run.json"
+        if not recorded.exists():
+            shutil.rmtree(root, ignore_errors=True)
+            shutil.copytree(sglang_tree(OLD_VERSION) / "sglang", work)
+            report = json.loads(trees["result"].output)
+            changed = sorted(str(entry["path"]) for entry in report["files"] if entry["status"] == "changed")
+            includes = [argument for path in changed for argument in ("--include", path)]
+            result = CliRunner().invoke(
+                app,
+                ["rewrite", str(work), *includes, "--live-batch", "--no-progress", "--jobs", "2", "--format", "json"],
+            )
+            recorded.write_text(json.dumps({"exit_code": result.exit_code, "output": result.output}))
+        run = RunResult(**json.loads(recorded.read_text()))
+    return {**trees, "new": python_files(work), "result": run, "work": work, "root": work.parent}

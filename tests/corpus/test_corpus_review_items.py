@@ -82,8 +82,10 @@ SPEC_SITES = {
 }
 
 
-def test_review_items_match_the_spec_sites(trees):
-    report = json.loads(trees["result"].output)
+def test_review_items_match_the_spec_sites(live_trees):
+    """With `--live-batch`, upstream's shape: by default the unproven snapshots stay in code and these
+    sites need no review (test_corpus_sglang.py counts the kept snapshots)."""
+    report = json.loads(live_trees["result"].output)
     produced: dict[str, Counter] = {}
     for entry in report["files"]:
         relative = entry["path"].rsplit("srt/", 1)[-1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
 
 import pytest
@@ -204,19 +205,21 @@ UPSTREAM_OVERRIDE_SITES = [
 @pytest.mark.parametrize(
     "path, qualname, anchor, before, after", UPSTREAM_OVERRIDE_SITES, ids=[site[1] for site in UPSTREAM_OVERRIDE_SITES]
 )
-def test_overrides_sit_where_upstream_put_them(trees, path, qualname, anchor, before, after):
-    """override-moves puts each one-shot override (and the derived-mode assert) where 0.5.13 has it."""
-    ours = _neighbours(trees["new"][path].decode(), qualname, anchor)
-    upstream = _neighbours(trees["upstream"][path].decode(), qualname, anchor)
+def test_overrides_sit_where_upstream_put_them(live_trees, path, qualname, anchor, before, after):
+    """With `--live-batch`, override-moves puts each one-shot override (and the derived-mode assert)
+    where 0.5.13 has it."""
+    ours = _neighbours(live_trees["new"][path].decode(), qualname, anchor)
+    upstream = _neighbours(live_trees["upstream"][path].decode(), qualname, anchor)
     if before is not None:
         assert ours[0] == upstream[0] == before
     if after is not None:
         assert ours[1] == upstream[1] == after
 
 
-def test_moved_sites_carry_no_marker_and_the_rest_keep_theirs(trees):
-    """A site override-moves resolved has no marker; the verify assert (upstream deleted it) and the
-    draft-mode writes upstream moved into the callee keep MWB104 / MWB103."""
+def test_moved_sites_carry_no_marker_and_the_rest_keep_theirs(live_trees):
+    """With `--live-batch`: a site override-moves resolved has no marker; the verify assert (upstream
+    deleted it) and the draft-mode writes upstream moved into the callee keep MWB104 / MWB103."""
+    trees = live_trees
     frozen = trees["new"]["srt/speculative/frozen_kv_mtp_worker.py"].decode()
     assert "assert forward_batch.capture_hidden_mode == CaptureHiddenMode.LAST\n" in frozen
     assert "batch.seq_lens_cpu_cache = spec_info.seq_lens_cpu\n" in frozen
@@ -230,3 +233,14 @@ def test_moved_sites_carry_no_marker_and_the_rest_keep_theirs(trees):
         "forward_batch.return_hidden_states_before_norm = True\n"
         in trees["new"]["srt/speculative/multi_layer_eagle_worker_v2.py"].decode()
     )
+
+
+def test_every_kept_snapshot_is_a_note_naming_the_statement_that_forced_it(trees):
+    """By default an unproven `get_model_worker_batch()` stays a snapshot in code: one MWB182 note each,
+    naming the first window statement the allowlist did not prove, and no hazard marker for it."""
+    report = json.loads(trees["result"].output)
+    notes = [item for entry in report["files"] for item in entry["review_items"] if item["code"] == "MWB182"]
+    kept = sum(text.decode().count("worker_batch_snapshot(") for text in trees["new"].values())
+    assert notes and len(notes) == kept
+    assert all(item["kind"] == "note" and "delete the copy if" in item["message"] for item in notes)
+    assert not [item for entry in report["files"] for item in entry["review_items"] if item["code"] == "MWB141"]
