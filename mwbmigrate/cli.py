@@ -201,6 +201,11 @@ def rewrite(
         "--live-batch",
         help="Read the live batch at every `get_model_worker_batch()` site, as upstream did, with a hazard marker where the window allowlist does not prove it the same (default: keep the snapshot in code there, `worker_batch_snapshot`).",
     ),
+    clear_emptied_batches: bool = typer.Option(
+        False,
+        "--clear-emptied-batches",
+        help="req-pool-mirror also clears the request-pool metadata where filter_batch empties a batch (upstream PR 28514's fuller repair; no release does it), reported.",
+    ),
     stdin_filename: str = typer.Option(
         "<stdin>",
         "--stdin-filename",
@@ -282,6 +287,7 @@ def rewrite(
         ignored_reviews=frozenset(k for k in ignore if k.startswith("MWB1")),
         collapse_compat=collapse_compat,
         live_batch=live_batch or config.live_batch,
+        clear_emptied_batches=clear_emptied_batches or config.clear_emptied_batches,
         target_version=target,
         # The output is the same either way (engine/elision.py); set, it shows that a difference
         # is not elision's, at several times the cost.

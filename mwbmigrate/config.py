@@ -11,6 +11,7 @@ target-version = "0.5.13"   # any release from 0.5.13 to 0.5.23, or "latest" (se
 runtime = "import"   # or "vendor": copy the runtime helpers into the tree (see README)
 format-changed = "none"   # or "auto", "black", "ruff": format what the rewrite changed (see README)
 live-batch = false   # true: read the live batch at every snapshot, marked where unproven (see README)
+clear-emptied-batches = false   # true: filter_batch to empty also clears the request-pool metadata
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ KNOWN_KEYS = {
     "target-version",
     "format-changed",
     "live-batch",
+    "clear-emptied-batches",
 }
 
 
@@ -73,6 +75,7 @@ class FileConfig:
     target_version: str | None = None  # a release of TARGET_VERSIONS (`latest` resolved); None: not configured
     format_changed: str | None = None  # one of engine.formatting.CHOICES; None: not configured
     live_batch: bool = False  # see TransformOptions.live_batch
+    clear_emptied_batches: bool = False  # see TransformOptions.clear_emptied_batches
 
 
 def _string_list(table: dict[str, object], key: str, source: Path) -> list[str]:
@@ -139,9 +142,13 @@ def load_config(paths: list[Path]) -> FileConfig:
     live_batch = table.get("live-batch", False)
     if not isinstance(live_batch, bool):
         raise ConfigError(f"{pyproject}: [tool.mwbmigrate] live-batch must be true or false")
+    clear_emptied = table.get("clear-emptied-batches", False)
+    if not isinstance(clear_emptied, bool):
+        raise ConfigError(f"{pyproject}: [tool.mwbmigrate] clear-emptied-batches must be true or false")
     return FileConfig(
         source=pyproject,
         live_batch=live_batch,
+        clear_emptied_batches=clear_emptied,
         include=_string_list(table, "include", pyproject),
         exclude=_string_list(table, "exclude", pyproject),
         jobs=jobs,

@@ -1383,6 +1383,33 @@ _CODES = (
         kind=NOTE,
     ),
     _code(
+        "MWB184",
+        "a statement the request-pool repair inserted: it changes behaviour on purpose",
+        """req-pool-mirror (upstream PR 28514) keeps `req_pool_indices_cpu` in step with the device
+        tensor: it restores a missing mirror at the start of `prepare_for_decode` and `merge_batch`,
+        and builds it in decode-batch builders that set `req_pool_indices` alone, as the target
+        release does. With `--clear-emptied-batches` it also clears the metadata of a batch that
+        `filter_batch` empties, which no release does. Each such statement is reported.""",
+        """
+        class ScheduleBatch:
+            req_pool_indices_cpu = None
+
+            def prepare_for_decode(self):
+                self.req_pool_indices = self.req_pool_indices
+        """,
+        """
+        class ScheduleBatch:
+            req_pool_indices_cpu = None
+
+            def prepare_for_decode(self):
+                ensure_req_pool_indices_cpu(self)  # mwbmigrate: MWB184 request-pool repair (upstream PR 28514): restores `self.req_pool_indices_cpu` when it is missing
+                self.req_pool_indices = self.req_pool_indices
+        """,
+        """Nothing, unless the tree keeps the mirror some other way: then drop the statement.""",
+        "req-pool-mirror",
+        kind=NOTE,
+    ),
+    _code(
         "MWB182",
         "the per-forward snapshot is kept in code: reading the live batch is not proven the same",
         """`get_model_worker_batch()` returned a fresh snapshot for each forward. Reading the live batch

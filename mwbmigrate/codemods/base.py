@@ -79,6 +79,7 @@ class MigrationState:
     request_mirror: bool | None = None  # see TransformOptions.request_mirror
     collapse_compat: bool = False  # see TransformOptions.collapse_compat
     live_batch: bool = False  # see TransformOptions.live_batch
+    clear_emptied_batches: bool = False  # see TransformOptions.clear_emptied_batches
     # False when the engine proved that no old-API name is in code (engine/transform.py CodeGate):
     # every version gate tests for or branches on one, so the module has none to find.
     old_api_in_code: bool = True

@@ -7,12 +7,14 @@ In SGLang's own `schedule_batch.py` and in any builder of decode batches:
                                                ...
     def merge_batch(self, other):      ->  ensure_req_pool_indices_cpu(self); ensure_req_pool_indices_cpu(other) first
     filter_batch, all filtered out:    ->  clear_req_pool_metadata(self) before the early return
+                                           (only with --clear-emptied-batches: no release does it)
     batch.req_pool_indices = torch.tensor([r.req_pool_idx for r in reqs], ..., device=device)
                                        ->  batch.req_pool_indices, batch.req_pool_indices_cpu = build_req_pool_indices(reqs, device)
 
 The helpers come from `mwbmigrate.runtime`, or from the copy `--runtime vendor` puts into the tree
 (`MigrationState.runtime_module`). Independent of the ModelWorkerBatch migration, selectable
 on its own (`--select req-pool-mirror`), idempotent, and valid on 0.5.12.post1 through 0.5.23 trees.
+Each statement it inserts or rewrites changes behaviour on purpose and is reported (note MWB184).
 A builder whose device tensor is not a plain comprehension over the requests is left alone. A
 `ScheduleBatch` without the mirror (0.5.12.post1) gets only the filter-to-empty clearing, and the
 builders of a tree whose `schedule_batch.py` has none are left alone: a mirror restored or built
@@ -63,6 +65,7 @@ class RepairRequestPoolMirror(MigrationCodemod):
     SUMMARY = "Restore/clear/build the `req_pool_indices_cpu` mirror in prepare_for_decode, merge_batch, filter_batch and batch builders."
     TRIGGERS = ("class ScheduleBatch(", "class ScheduleBatch:", "req_pool_idx for ")
     BODY_WORDS = ("req_pool_indices",)
+    REVIEW_CODES = ("MWB184",)
     METADATA_DEPENDENCIES = ()
 
     @classmethod
@@ -78,6 +81,10 @@ class RepairRequestPoolMirror(MigrationCodemod):
     def _need(self, helper: str) -> None:
         # mwbmigrate.runtime, or the tree's vendored copy under `--runtime vendor`.
         AddImportsVisitor.add_needed_import(self.context, self.state.runtime_module, helper)
+
+    def _inserted(self, statement: cst.SimpleStatementLine, what: str) -> cst.SimpleStatementLine:
+        reason = f"request-pool repair (upstream PR 28514): {what}"
+        return cst.ensure_type(self.review_returned(statement, "MWB184", reason), cst.SimpleStatementLine)
 
     def _in_schedule_batch(self) -> bool:
         return self.enclosing_class() == "ScheduleBatch"
@@ -120,7 +127,10 @@ class RepairRequestPoolMirror(MigrationCodemod):
             return updated_node
         self._need(ENSURE)
         at = _after_docstring(body)
-        body[at:at] = [_call_statement(ENSURE, target) for target in missing]
+        body[at:at] = [
+            self._inserted(_call_statement(ENSURE, target), f"restores `{target}.{MIRROR}` when it is missing")
+            for target in missing
+        ]
         return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
 
     def leave_If(
@@ -148,8 +158,11 @@ class RepairRequestPoolMirror(MigrationCodemod):
         returns = [i for i, s in enumerate(body) if m.matches(s, m.SimpleStatementLine(body=[m.Return(value=None)]))]
         if not empties or not returns or returns[-1] < empties[0] or "self" in _calls(updated_node.body, CLEAR):
             return updated_node
+        if not self.state.clear_emptied_batches:
+            return updated_node  # the fuller repair of PR 28514: no release clears here ("stale tensors are left")
         self._need(CLEAR)
-        body.insert(returns[-1], _call_statement(CLEAR, "self"))
+        cleared = "clears the request-pool tensors and mirror of the emptied batch (`--clear-emptied-batches`)"
+        body.insert(returns[-1], self._inserted(_call_statement(CLEAR, "self"), cleared))
         return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
 
     def leave_SimpleStatementLine(
@@ -191,4 +204,5 @@ class RepairRequestPoolMirror(MigrationCodemod):
             rpar=[],
         )
         value = cst.Call(func=cst.Name(BUILD), args=[cst.Arg(source.for_in.iter), cst.Arg(device)])
-        return updated_node.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(targets)], value=value)])
+        built = updated_node.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(targets)], value=value)])
+        return self._inserted(built, f"also builds `{MIRROR}`, which this builder left unset")

@@ -60,6 +60,7 @@ class TransformOptions:
     project_callers: ProjectCallers = field(default_factory=ProjectCallers)  # who calls what takes the old object
     collapse_compat: bool = False  # rewrite version-gated compatibility code to the new API too
     live_batch: bool = False  # read the live batch at every snapshot the allowlist does not prove, marked
+    clear_emptied_batches: bool = False  # req-pool-mirror also clears an emptied batch's metadata (PR 28514)
     target_version: str = DEFAULT_TARGET_VERSION  # 0.5.13: one-shot fields on the batch; 0.5.16: keyword arguments
     runtime_module: str = RUNTIME_MODULE  # the runtime helpers' module: mwbmigrate.runtime, or a vendored copy
     request_mirror: bool | None = None  # the tree's ScheduleBatch keeps req_pool_indices_cpu; None: no such module here
@@ -133,6 +134,7 @@ def migration_state(path: str, options: TransformOptions) -> MigrationState:
         request_mirror=options.request_mirror,
         collapse_compat=options.collapse_compat,
         live_batch=options.live_batch,
+        clear_emptied_batches=options.clear_emptied_batches,
     )
 
 

@@ -5,7 +5,8 @@ SGLang's own `schedule_batch.py`. `after-<version>.py` (optional) is the expecte
 `--target-version <version>`, `after-collapse.py` for `--collapse-compat`, `after-markers-all.py` for
 `--markers all` (notes written into the code too), `after-live-batch.py` for `--live-batch` (the live batch
 read at every snapshot site, marked where unproven: the output before the window allowlist); a file `live-batch`
-in the case folder runs every expectation of the case with `--live-batch`. The whole pipeline runs, as a user would see it, including the
+in the case folder runs every expectation of the case with `--live-batch`; `after-clear-emptied.py` is for
+`--clear-emptied-batches`. The whole pipeline runs, as a user would see it, including the
 second pass (keyword callers) fed with the signatures the first pass renamed in the same file.
 """
 
@@ -47,6 +48,7 @@ def check_case(case: Path) -> None:
     expectations.append(("after-collapse.py", TransformOptions(collapse_compat=True)))  # --collapse-compat
     expectations.append(("after-markers-all.py", TransformOptions(note_markers=True)))  # --markers all
     expectations.append(("after-live-batch.py", TransformOptions(live_batch=True)))  # --live-batch
+    expectations.append(("after-clear-emptied.py", TransformOptions(clear_emptied_batches=True)))
     if (case / "live-batch").exists():
         expectations = [(name, replace(options, live_batch=True)) for name, options in expectations]
     checked = 0

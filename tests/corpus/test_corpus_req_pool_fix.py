@@ -26,9 +26,15 @@ def test_fixed_0_5_13_tree_passes_the_request_pool_scenarios(tmp_path):
         pytest.fail(f"corpus download failed: {error}")
     tree = tmp_path / "tree"
     shutil.copytree(source / "sglang", tree / "sglang")
-    result = CliRunner().invoke(app, ["rewrite", str(tree), "--select", "req-pool-mirror", "--no-progress"])
+    # The "fixed" profile clears an emptied batch too: the opt-in fuller repair of PR 28514.
+    result = CliRunner().invoke(
+        app, ["rewrite", str(tree), "--select", "req-pool-mirror", "--clear-emptied-batches", "--no-progress"]
+    )
     assert result.exit_code == 0, result.output
-    again = CliRunner().invoke(app, ["rewrite", str(tree), "--select", "req-pool-mirror", "--check", "--no-progress"])
+    again = CliRunner().invoke(
+        app,
+        ["rewrite", str(tree), "--select", "req-pool-mirror", "--clear-emptied-batches", "--check", "--no-progress"],
+    )
     assert again.exit_code == 0, again.output
 
     buffer = io.StringIO()
