@@ -113,7 +113,6 @@ class _RequestChanges(_Scan):
             if func.attr.value in _REQUEST_LIST_CHANGERS:
                 self.hit(f"`.{func.attr.value}()` extends a request list in place")
 
-
     def visit_Assign(self, node: cst.Assign) -> None:
         if m_reqs(node.value):
             self.hit("a `.reqs` list is bound to another name, which may change it in place")

@@ -35,8 +35,8 @@ from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import Assignment, Scope, ScopeProvider
 
 from mwbmigrate.analysis.callee_summaries import HELPER_DEPTH, CalleeSummaries
-from mwbmigrate.analysis.old_api import OLD_METHOD, OLD_PARAMETER, OVERRIDE_ARGUMENT
 from mwbmigrate.analysis.calls import callee_name
+from mwbmigrate.analysis.old_api import OLD_METHOD, OLD_PARAMETER, OVERRIDE_ARGUMENT
 from mwbmigrate.analysis.receivers import call_is_migratable, old_method_call, override_argument
 from mwbmigrate.analysis.window import REQUEST_LISTS, WindowProof, changes_requests, reflects_on_types
 from mwbmigrate.codemods._shared import bound_name, function_facts, receivers_with_own_method
@@ -77,7 +77,9 @@ def _request_list_uses(function: cst.FunctionDef, name: str) -> list[tuple[cst.C
                 and not self._only_read(node)
             ):
                 statement = next(
-                    n for n in reversed(self.stack) if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+                    n
+                    for n in reversed(self.stack)
+                    if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
                 )
                 uses.append((statement, node.attr.value))
             self.stack.append(node)
@@ -143,6 +145,7 @@ class DropWorkerBatchCalls(MigrationCodemod):
         self._summaries = CalleeSummaries(lambda node: self.get_metadata(ScopeProvider, node, None))
         self._kept: set[cst.SimpleStatementLine] = set()  # bindings whose call becomes the snapshot helper
         self._proofs: list[WindowProof | None] = []
+        self._module_names: frozenset[str] | None = None  # every name in the module, for renames
         self._module_hazards: list[str] | None = None  # what a kept snapshot cannot keep, found in the module
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -150,14 +153,14 @@ class DropWorkerBatchCalls(MigrationCodemod):
         self._own_method_receivers.append(receivers_with_own_method(self, node))
         facts = function_facts(self, node)
         scope = self.get_metadata(ScopeProvider, node.body, None)
-        live = self.state.live_batch or scope is None
-        self._proofs.append(None if live else WindowProof(self.module, node, scope))
+        proof = None if self.state.live_batch or scope is None else WindowProof(self.module, node, scope)
+        self._proofs.append(proof)
         own_method = bool(self._own_method_receivers[-1])
-        if not live and not own_method and scope is not None and OLD_PARAMETER not in facts.aliases and self._may_rename(node, scope):  # fmt: skip
+        if proof is not None and not own_method and OLD_PARAMETER not in facts.aliases and self._may_rename(node, proof.scope):  # fmt: skip
             # A local that holds a snapshot, now kept in code (or what it was bound from): the name goes,
             # the value stays. Not where a class of the module defines its own `get_model_worker_batch`.
-            for assignment in scope.assignments[OLD_PARAMETER]:
-                if isinstance(assignment.node, cst.Name):
+            for assignment in proof.scope.assignments[OLD_PARAMETER]:
+                if isinstance(assignment, Assignment) and isinstance(assignment.node, cst.Name):
                     self._renames[assignment.node] = SNAPSHOT_NAME
                 for reference in assignment.references:
                     if isinstance(reference.node, cst.Name):
@@ -176,16 +179,16 @@ class DropWorkerBatchCalls(MigrationCodemod):
                     f"`{name}.{field}` is changed or handed on: the old forward read the snapshot's list, "
                     f"`init_new` now builds its own from the requests",
                 )
-        for statement, reason in facts.refusals:
-            self.review(statement, "MWB101", f"`{OLD_METHOD}()` kept: {reason}")
-            name = bound_name(statement)
+        for refused, reason in facts.refusals:
+            self.review(refused, "MWB101", f"`{OLD_METHOD}()` kept: {reason}")
+            name = bound_name(refused)
             for assignment in facts.scope.assignments[name] if facts.scope else ():
                 for reference in assignment.references:
                     if isinstance(reference.node, cst.Name):
                         self._refused_uses[reference.node] = name
         # Rewritten sites where the batch may change before a use of the snapshot, or the snapshot escapes.
-        for statement, code, reason in facts.reviews:
-            self.review(statement, code, reason)
+        for reviewed, code, reason in facts.reviews:
+            self.review(reviewed, code, reason)
         if facts.scope is None:
             return  # no aliases are found without the function's scope
         for name, receiver in facts.aliases.items():
@@ -209,15 +212,17 @@ class DropWorkerBatchCalls(MigrationCodemod):
         nothing in the module names `worker_batch`, and nothing looks names up dynamically."""
         assignments = list(scope.assignments[OLD_PARAMETER])
         if not assignments or any(
-            not isinstance(a, Assignment) or a.scope is not scope or not isinstance(a.node, cst.Name) for a in assignments
+            not isinstance(a, Assignment) or a.scope is not scope or not isinstance(a.node, cst.Name)
+            for a in assignments
         ):
             return False  # a parameter (parameter-renames' business), or bound elsewhere
         if any(r.scope is not scope for a in assignments for r in a.references):
             return False
-        names = {n.value for n in m.findall(self.module, m.Name())}
-        if SNAPSHOT_NAME in names:
+        if self._module_names is None:
+            self._module_names = frozenset(cst.ensure_type(n, cst.Name).value for n in m.findall(self.module, m.Name()))
+        if SNAPSHOT_NAME in self._module_names:
             return False
-        called = {callee_name(c) for c in m.findall(function, m.Call())}
+        called = {callee_name(cst.ensure_type(c, cst.Call)) for c in m.findall(function, m.Call())}
         declared = m.findall(function, m.Global() | m.Nonlocal())
         return not (called & _DYNAMIC_READS) and not declared
 
@@ -307,7 +312,9 @@ class DropWorkerBatchCalls(MigrationCodemod):
             return updated_node  # a proven binding: leave_SimpleStatementLine deletes it
         if not call_is_migratable(original_node):
             if not isinstance(parent, cst.Assign):
-                self.review(original_node, "MWB101", f"inline `{OLD_METHOD}(...)` kept: its arguments have no translation")
+                self.review(
+                    original_node, "MWB101", f"inline `{OLD_METHOD}(...)` kept: its arguments have no translation"
+                )
             return updated_node
         if isinstance(statement, cst.SimpleStatementLine) and statement in self._kept:
             return self._snapshot_helper(updated_node, receiver)  # noted with its binding
@@ -325,7 +332,11 @@ class DropWorkerBatchCalls(MigrationCodemod):
         if not isinstance(parent, cst.Arg):
             return "it is not handed straight to `ForwardBatch.init_new`"
         statement = next(
-            (n for n in reversed(self._ancestors) if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))),
+            (
+                n
+                for n in reversed(self._ancestors)
+                if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+            ),
             None,
         )
         if statement is None:

@@ -85,7 +85,7 @@ class WorkerBatchSnapshot:
 
 
 def _restore(batch_class: type, fields: dict[str, Any]) -> Any:
-    snapshot = object.__new__(_snapshot_class(batch_class))
+    snapshot: Any = object.__new__(_snapshot_class(batch_class))
     snapshot.__dict__.update(fields)
     return snapshot
 

@@ -68,7 +68,9 @@ def test_rewritten_examples_have_no_old_api_left_and_compile(kit):
         "worker_batch = worker_batch_snapshot(batch, seq_lens_cpu_cache=seq_lens_cpu)\n"
         "        return self.tp_worker.forward_batch_generation(worker_batch)"
     ) in backend
-    assert "self.log_batch(worker_batch)\n        return self.tp_worker.forward_batch_generation(worker_batch)" in backend
+    assert (
+        "self.log_batch(worker_batch)\n        return self.tp_worker.forward_batch_generation(worker_batch)" in backend
+    )
     assert "from mwbmigrate.runtime import worker_batch_snapshot\n" in backend
 
     plugin = code["spec_plugin.py"]
