@@ -872,7 +872,7 @@ _CODES = (
         two a call receives the batch (or a method of it runs, or a method of its owner `self`), or
         the function suspends (`await`, `yield`, `async with`, `async for`), and the batch may change:
         the snapshot would not have seen that change, the live batch does. The marker is on the call.
-        Silence needs proof: README, "When a rewrite stays unmarked", rules 1 and 2.""",
+        With `--live-batch`, silence needs proof: README, "With `--live-batch`: the proof rules", rules 1 and 2.""",
         """
         def _step(self, batch):
             mwb = batch.get_model_worker_batch()
@@ -896,7 +896,7 @@ _CODES = (
         returned, captured, or handed to a call that may keep it (`functools.partial`, a constructor,
         any function that is neither SGLang's consumer nor a helper of the module proven to keep
         nothing); it now keeps the live `ScheduleBatch`, whose later changes show through it.
-        Silence needs proof: README, "When a rewrite stays unmarked", rules 3 and 4.""",
+        With `--live-batch`, silence needs proof: README, "With `--live-batch`: the proof rules", rules 3 and 4.""",
         """
         def _step(self, batch):
             mwb = batch.get_model_worker_batch()

@@ -54,16 +54,11 @@ _LIST_READERS = frozenset({"len", "list", "tuple", "sorted", "enumerate", "zip",
 # Reflection a kept snapshot answers differently from the old object: its class is the batch's.
 _REFLECTING_CALLS = frozenset({"type", "hasattr", "vars"})
 _REFLECTING_ATTRIBUTES = frozenset({"__class__", "__dict__", "__slots__", "__dataclass_fields__"})
+_SIGNATURE_ATTRIBUTES = frozenset({"__signature__", "__code__", "co_varnames", "__wrapped__"})
 _REFLECTING_FUNCTIONS = {
     "dataclasses": frozenset({"replace", "fields", "asdict", "astuple", "is_dataclass"}),
     "inspect": frozenset({"signature", "getmembers", "getfullargspec", "getattr_static"}),
 }
-
-
-def _first(module: cst.Module, visitor_class: type[_Scan]) -> str | None:
-    visitor = visitor_class()
-    module.visit(visitor)
-    return visitor.found
 
 
 class _Scan(cst.CSTVisitor):
@@ -75,13 +70,18 @@ class _Scan(cst.CSTVisitor):
 
 
 class _RequestChanges(_Scan):
+    """Writes of the request fields the old method read; unless `fields_only`, also in-place changes
+    of a `.reqs` list (a list method, an item store, `merge_batch`, the list handed to a call)."""
+
+    def __init__(self, fields_only: bool) -> None:
+        super().__init__()
+        self.fields_only = fields_only
+
     def _target(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Attribute) and target.attr.value in REQUEST_FIELDS:
             self.hit(f"`.{target.attr.value}` is written")
-        if isinstance(target, cst.Subscript) and m_reqs(target.value):
+        if isinstance(target, cst.Subscript) and m_reqs(target.value) and not self.fields_only:
             self.hit("an item of `.reqs` is replaced")
-        if isinstance(target, cst.Attribute) and target.attr.value == "reqs":
-            return
         for element in getattr(target, "elements", ()):
             self._target(element.value)
 
@@ -90,7 +90,7 @@ class _RequestChanges(_Scan):
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._target(node.target)
-        if m_reqs(node.target):
+        if m_reqs(node.target) and not self.fields_only:
             self.hit("`.reqs` is extended in place")
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
@@ -103,6 +103,8 @@ class _RequestChanges(_Scan):
         self._target(node.target)
 
     def visit_Call(self, node: cst.Call) -> None:
+        if self.fields_only:
+            return
         func = node.func
         reader = isinstance(func, cst.Name) and func.value in _LIST_READERS
         if not reader and any(m_reqs(argument.value) for argument in node.args):
@@ -114,7 +116,7 @@ class _RequestChanges(_Scan):
                 self.hit(f"`.{func.attr.value}()` extends a request list in place")
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if m_reqs(node.value):
+        if m_reqs(node.value) and not self.fields_only:
             self.hit("a `.reqs` list is bound to another name, which may change it in place")
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
@@ -126,43 +128,105 @@ def m_reqs(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Attribute) and node.attr.value == "reqs"
 
 
+def _names(node: cst.BaseExpression, subjects: frozenset[str]) -> bool:
+    return isinstance(node, cst.Name) and node.value in subjects
+
+
 class _Reflection(_Scan):
+    """Reflection on the class or attributes of a value held by one of `subjects`."""
+
+    def __init__(self, subjects: frozenset[str]) -> None:
+        super().__init__()
+        self.subjects = subjects
+
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Name) and func.value in _REFLECTING_CALLS:
-            self.hit(f"`{func.value}()`")
-        if isinstance(func, cst.Name) and func.value in ("isinstance", "issubclass") and len(node.args) == 2:
-            classes = cst.Module([]).code_for_node(node.args[1].value)
-            if "ScheduleBatch" in classes or "WorkerBatch" in classes:
-                self.hit(f"`{func.value}(..., {classes})`")
+        first = node.args[0].value if node.args else None
+        if not isinstance(first, cst.Name) or first.value not in self.subjects:
+            return
+        if isinstance(func, cst.Name) and func.value in _REFLECTING_CALLS | {"isinstance", "issubclass"}:
+            self.hit(f"`{func.value}({first.value}, ...)`")
+        if isinstance(func, cst.Name) and func.value in {n for names in _REFLECTING_FUNCTIONS.values() for n in names}:
+            self.hit(f"`{func.value}({first.value}, ...)`")
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
             if func.attr.value in _REFLECTING_FUNCTIONS.get(func.value.value, ()):
-                self.hit(f"`{func.value.value}.{func.attr.value}()`")
+                self.hit(f"`{func.value.value}.{func.attr.value}({first.value})`")
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value in _REFLECTING_ATTRIBUTES:
+        if node.attr.value in _REFLECTING_ATTRIBUTES and _names(node.value, self.subjects):
+            self.hit(f"`{cst.ensure_type(node.value, cst.Name).value}.{node.attr.value}`")
+
+
+class _SignatureReflection(_Scan):
+    """Reflection on parameter names: a renamed parameter answers it differently."""
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value in _SIGNATURE_ATTRIBUTES:
             self.hit(f"`.{node.attr.value}`")
+        if isinstance(node.value, cst.Name) and node.value.value == "inspect":
+            if node.attr.value in _REFLECTING_FUNCTIONS["inspect"]:
+                self.hit(f"`inspect.{node.attr.value}`")
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         module = cst.Module([]).code_for_node(node.module) if node.module is not None else ""
-        if isinstance(node.names, cst.ImportStar):
-            if module in _REFLECTING_FUNCTIONS:
-                self.hit(f"`from {module} import *`")
-            return
-        for alias in node.names:
-            name = alias.name.value if isinstance(alias.name, cst.Name) else ""
-            if name in _REFLECTING_FUNCTIONS.get(module, ()):
-                self.hit(f"`{module}.{name}`")
+        if module == "inspect":
+            self.hit("`from inspect import ...`")
 
 
-def changes_requests(module: cst.Module) -> str | None:
-    """The first place in the module that may change what the old method read from the requests."""
-    return _first(module, _RequestChanges)
+def _scan(root: cst.CSTNode, visitor: _Scan) -> str | None:
+    root.visit(visitor)
+    return visitor.found
 
 
-def reflects_on_types(module: cst.Module) -> str | None:
-    """The first reflection in the module on a value's class or attributes."""
-    return _first(module, _Reflection)
+def changes_request_fields(module: cst.Module) -> str | None:
+    """The first write in the module to a request field the old method read when it was called."""
+    return _scan(module, _RequestChanges(fields_only=True))
+
+
+def changes_requests(function: cst.FunctionDef) -> str | None:
+    """The first place in the function that may change what the old method read from the requests."""
+    return _scan(function.body, _RequestChanges(fields_only=False))
+
+
+def reflects_on_signatures(module: cst.Module) -> str | None:
+    """The first reflection in the module on parameter names."""
+    return _scan(module, _SignatureReflection())
+
+
+def reflection_reached(module: cst.Module, function: cst.FunctionDef, name: str) -> str | None:
+    """Reflection on the class or attributes of what `name` holds: in `function`, or in a function of
+    the module that `function` hands it to (as a positional or keyword argument)."""
+    found = _scan(function.body, _Reflection(frozenset({name})))
+    if found is not None:
+        return found
+    functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
+    for call in _calls(function.body):
+        callee = functions.get(call.func.value) if isinstance(call.func, cst.Name) else None
+        if callee is None:
+            continue
+        positional = [p.name.value for p in (*callee.params.posonly_params, *callee.params.params)]
+        for index, argument in enumerate(call.args):
+            if not _names(argument.value, frozenset({name})) or argument.star:
+                continue
+            if argument.keyword is not None:
+                parameter: str | None = argument.keyword.value
+            else:
+                parameter = positional[index] if index < len(positional) else None
+            reached = _scan(callee.body, _Reflection(frozenset({parameter}))) if parameter else None
+            if reached is not None:
+                return f"{reached} in `{callee.name.value}()`, handed `{name}`"
+    return None
+
+
+def _calls(root: cst.CSTNode) -> list[cst.Call]:
+    calls: list[cst.Call] = []
+
+    class _Finder(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            calls.append(node)
+
+    root.visit(_Finder())
+    return calls
 
 
 def _code(node: cst.CSTNode) -> str:

@@ -38,11 +38,22 @@ from mwbmigrate.analysis.callee_summaries import HELPER_DEPTH, CalleeSummaries
 from mwbmigrate.analysis.calls import callee_name
 from mwbmigrate.analysis.old_api import OLD_METHOD, OLD_PARAMETER, OVERRIDE_ARGUMENT
 from mwbmigrate.analysis.receivers import call_is_migratable, old_method_call, override_argument
-from mwbmigrate.analysis.window import REQUEST_LISTS, WindowProof, changes_requests, reflects_on_types
+from mwbmigrate.analysis.window import (
+    REQUEST_LISTS,
+    WindowProof,
+    changes_request_fields,
+    changes_requests,
+    reflection_reached,
+    reflects_on_signatures,
+)
 from mwbmigrate.codemods._shared import bound_name, function_facts, receivers_with_own_method
 from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, NodeSet, deleted, is_deleted, settle_block
 
 SNAPSHOT_HELPER = "worker_batch_snapshot"
+_REQUESTS_READ = (
+    ": the snapshot read each request's `lora_id`, `dllm_block_offset` and `grammar` when it was taken, "
+    "`init_new` reads them at the forward"
+)
 # A kept snapshot's local `model_worker_batch` is renamed, so no old-API name is left in code.
 SNAPSHOT_NAME = "worker_batch"
 _DYNAMIC_READS = frozenset({"locals", "vars", "dir", "eval", "exec", "_getframe", "currentframe", "stack"})
@@ -171,7 +182,7 @@ class DropWorkerBatchCalls(MigrationCodemod):
             self._note_kept(statement, f"`{name}`", unproven.why)
             if unproven.hazard is not None:
                 self.review(statement, "MWB183", unproven.hazard)
-            self._request_hazards(statement)
+            self._request_hazards(statement, node, name)
             for use, field in _request_list_uses(node, name):
                 self.review(
                     use,
@@ -234,23 +245,33 @@ class DropWorkerBatchCalls(MigrationCodemod):
             f"between it and its last use can change the batch",
         )
 
-    def _request_hazards(self, node: cst.CSTNode) -> None:
-        """What no copy keeps, anywhere in the module, is reported on each snapshot kept in it."""
+    def _request_hazards(self, node: cst.CSTNode, function: cst.FunctionDef | None, name: str | None) -> None:
+        """What no copy keeps, reported on a kept snapshot: found in the module (a write of a request
+        field, reflection on parameter names), in its function (the request lists changed in place),
+        or where the snapshot reaches (reflection on its class or attributes)."""
         if self._module_hazards is None:
             self._module_hazards = []
-            changed = changes_requests(self.module)
+            changed = changes_request_fields(self.module)
             if changed is not None:
+                self._module_hazards.append(f"in this module {changed}{_REQUESTS_READ}")
+            signatures = reflects_on_signatures(self.module)
+            if signatures is not None:
                 self._module_hazards.append(
-                    f"in this module {changed}: the snapshot read each request's `lora_id`, "
-                    f"`dllm_block_offset` and `grammar` when it was taken, `init_new` reads them at the forward"
+                    f"this module reflects on signatures ({signatures}): renamed parameters answer it differently"
                 )
-            reflection = reflects_on_types(self.module)
-            if reflection is not None:
-                self._module_hazards.append(
-                    f"this module reflects on classes or attributes ({reflection}): the snapshot is a copy of the "
-                    f"batch, of its class, where the old object was a `ModelWorkerBatch`"
+        reasons = list(self._module_hazards)
+        if function is not None:
+            changed = changes_requests(function)
+            if changed is not None:
+                reasons.append(f"in this function {changed}{_REQUESTS_READ}")
+        if function is not None and name is not None:
+            reached = reflection_reached(self.module, function, name)
+            if reached is not None:
+                reasons.append(
+                    f"reflection on `{name}` ({reached}): it is a copy of the batch, of the batch's class, where "
+                    f"the old object was a `ModelWorkerBatch`"
                 )
-        for reason in self._module_hazards:
+        for reason in reasons:
             self.review(node, "MWB183", reason)
 
     def _snapshot_helper(self, call: cst.Call, receiver: cst.BaseExpression) -> cst.Call:
@@ -323,7 +344,8 @@ class DropWorkerBatchCalls(MigrationCodemod):
             return receiver
         why = why or "its receiver is not a plain name"
         self._note_kept(original_node, f"the inline `{OLD_METHOD}()`", why)
-        self._request_hazards(original_node)
+        function = next((n for n in reversed(self._ancestors) if isinstance(n, cst.FunctionDef)), None)
+        self._request_hazards(original_node, function, None)
         return self._snapshot_helper(updated_node, receiver)
 
     def _inline_unproven(self, call: cst.Call, parent: cst.CSTNode | None, proof: WindowProof) -> str | None:
