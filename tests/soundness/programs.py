@@ -11,20 +11,33 @@ method calls, calls that take the batch, writes through an alias, tuple targets,
 `await`, `async with` and `async for` while another task decodes it), writes to the snapshot, escapes
 into containers, calls that keep their argument (`functools.partial`, a constructor, a helper that
 stores it), aliases, and nested scopes that bind `batch`, inside loops and branches.
+
+`render` builds every generated program (this menu's and `open_window`'s): the prelude, trimmed by
+`prune` to the definitions and imports the program names, then `main()`. `open_window.py` draws
+programs whose window is arbitrary generated user code. `shard_settings` splits the profiles'
+examples among the test modules `test_generated_programs*.py`.
 """
 
 from __future__ import annotations
 
-from hypothesis import strategies as st
+import ast
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hypothesis import HealthCheck, settings, strategies as st
 
 PRELUDE = """\
 import asyncio
+import contextlib
 import functools
+import queue
+import threading
 
-from sglang.srt.managers.schedule_batch import ModelWorkerBatch
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch, ForwardMode
-from sglang.standin import make_batch, record
+from sglang.standin import Req, make_batch, record
 
 
 def _grow(b):
@@ -107,6 +120,18 @@ async def _ticks():
 async def _nap():
     await asyncio.sleep(0)
     _LIVE[0].forward_mode = ForwardMode.DECODE
+
+
+_BATCHES = {}
+_KEPT = []
+
+
+class _SpecInput:
+    capture_hidden_mode = CaptureHiddenMode.LAST
+
+
+def _is_batch(value):
+    return isinstance(value, ScheduleBatch)
 
 
 """
@@ -225,37 +250,165 @@ def statement(draw: st.DrawFn, snapshot: str, depth: int, indent: str, is_async:
     return draw(st.sampled_from(table)).format(s=snapshot, i=indent, b="batch")
 
 
+def prune(text: str, roots: frozenset[str] = frozenset({"main"})) -> str:
+    """`text` without the module-level imports, functions, classes and plain assignments that neither
+    `roots` nor anything kept refers to (by name), so that a program carries only the prelude it uses.
+    Any other module-level statement is kept, and so is everything it names."""
+    tree = ast.parse(text)
+    lines = text.splitlines()
+
+    def source(node: ast.stmt) -> str:
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+        return "\n".join(lines[first - 1 : node.end_lineno])
+
+    def defined(node: ast.stmt) -> set[str] | None:
+        """The names a prunable statement binds; None for a statement that is always kept."""
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return {node.name}
+        if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
+            return {t.id for t in node.targets if isinstance(t, ast.Name)}
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            return {(a.asname or a.name).split(".")[0] for a in node.names}
+        return None
+
+    def used(node: ast.AST) -> set[str]:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+    needed: set[str] = set(roots)
+    kept: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for index, node in enumerate(tree.body):
+            names = defined(node)
+            if index in kept or (names is not None and not names & needed):
+                continue
+            kept.add(index)
+            needed |= used(node)
+            changed = True
+    imports: list[str] = []
+    others: list[str] = []
+    for index, node in enumerate(tree.body):
+        if index not in kept:
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a for a in node.names if (a.asname or a.name).split(".")[0] in needed]
+            clone = (
+                ast.ImportFrom(node.module, names, node.level)
+                if isinstance(node, ast.ImportFrom)
+                else ast.Import(names)
+            )
+            imports.append(ast.unparse(clone))
+        else:
+            others.append(source(node))
+    return "\n".join(imports) + "\n\n\n" + "\n\n\n".join(others) + "\n"
+
+
+@dataclass
+class Skeleton:
+    """The parts every generated `main()` shares; `render` puts a drawn body around them."""
+
+    snapshot: str
+    override: str
+    decode: bool
+    is_async: bool
+    from_owner: bool
+    flag: bool
+
+
 @st.composite
-def programs(draw: st.DrawFn) -> str:
-    snapshot = draw(st.sampled_from(SNAPSHOT_NAMES))
-    override = draw(st.sampled_from(["", "seq_lens_cpu_cache=[30, 40]"]))
-    decode = draw(st.booleans())
-    is_async = draw(st.booleans())
-    from_owner = draw(st.booleans())
-    indent = "    "
-    made = f"make_batch({'forward_mode=ForwardMode.DECODE' if decode else ''})"
-    lines = [
-        "async def _amain():" if is_async else "def main():",
-        f"    flag = {draw(st.booleans())}",
-        f"    sched = _Sched({made})",
-        "    batch = sched.running_batch" if from_owner else f"    batch = {made}\n    sched.running_batch = batch",
-        "    _LIVE.append(batch)",
-        "    stepper = _Stepper(batch)",
-        "    others = [make_batch(seq_lens=[5, 6]), make_batch(seq_lens=[7, 8])]",
-        "    worker = TpModelWorker()",
-        "    kept, holder, deferred, records = [], {}, [], []",
-        f"    {snapshot} = batch.get_model_worker_batch({override})",
-    ]
-    body = draw(st.lists(statement(snapshot, 0, indent, is_async), min_size=1, max_size=5))
-    lines += [indent + line for line in body]
-    lines.append('    record("kept", (kept, holder, _HELD))')
-    lines.append('    record("deferred", [call() for call in deferred])')
-    lines.append('    record("records", [r.held for r in records])')
-    ending = draw(
-        st.sampled_from(["", f"    return {snapshot}", f"    return worker.forward_batch_generation({snapshot})"])
+def skeletons(draw: st.DrawFn, is_async: bool | None = None) -> Skeleton:
+    return Skeleton(
+        snapshot=draw(st.sampled_from(SNAPSHOT_NAMES)),
+        override=draw(st.sampled_from(["", "seq_lens_cpu_cache=[30, 40]"])),
+        decode=draw(st.booleans()),
+        is_async=draw(st.booleans()) if is_async is None else is_async,
+        from_owner=draw(st.booleans()),
+        flag=draw(st.booleans()),
     )
-    if ending:
-        lines.append(ending)
-    if is_async:
+
+
+def render(
+    skeleton: Skeleton,
+    body: list[str],
+    ending: str,
+    *,
+    defs: str = "",
+    setup: Sequence[str] = (),
+    finals: Sequence[str] = (),
+    cleanup: Sequence[str] = (),
+) -> str:
+    """The program: the prelude and `defs` (pruned to what is used), then `main()`: the shared setup,
+    `setup` (before the snapshot), the snapshot, `body`, the final observations, `finals`, `ending`;
+    from `setup` to `ending` inside `try:` when there is a `cleanup` for `finally:`. Lines of `body`,
+    `setup`, `finals`, `cleanup` are relative to the function body's indentation."""
+    made = f"make_batch({'forward_mode=ForwardMode.DECODE' if skeleton.decode else ''})"
+    head = [
+        f"flag = {skeleton.flag}",
+        f"sched = _Sched({made})",
+        *(
+            ["batch = sched.running_batch"]
+            if skeleton.from_owner
+            else [f"batch = {made}", "sched.running_batch = batch"]
+        ),
+        "_LIVE.append(batch)",
+        "stepper = _Stepper(batch)",
+        "others = [make_batch(seq_lens=[5, 6]), make_batch(seq_lens=[7, 8])]",
+        "worker = TpModelWorker()",
+        "kept, holder, deferred, records = [], {}, [], []",
+    ]
+    guarded = [
+        *setup,
+        f"{skeleton.snapshot} = batch.get_model_worker_batch({skeleton.override})",
+        *body,
+        'record("kept", (kept, holder, _HELD))',
+        'record("deferred", [call() for call in deferred])',
+        'record("records", [r.held for r in records])',
+        *finals,
+        *([ending] if ending else []),
+    ]
+    if cleanup:
+        guarded = ["try:", *("    " + line for line in guarded), "finally:", *("    " + line for line in cleanup)]
+    lines = ["async def _amain():" if skeleton.is_async else "def main():"]
+    lines += ["    " + line for line in [*head, *guarded]]
+    if skeleton.is_async:
         lines += ["", "", "def main():", "    return asyncio.run(_amain())"]
-    return PRELUDE + "\n".join(lines) + "\n"
+    main = "\n".join(lines) + "\n"
+    return prune(PRELUDE + defs + "\n\n" + main)
+
+
+def endings(snapshot: str) -> st.SearchStrategy[str]:
+    return st.sampled_from(["", f"return {snapshot}", f"return worker.forward_batch_generation({snapshot})"])
+
+
+@st.composite
+def programs(draw: st.DrawFn, is_async: bool | None = None) -> str:
+    """A program of the menu: a snapshot, then 1 to 5 pieces of the tables above."""
+    skeleton = draw(skeletons(is_async))
+    body = draw(st.lists(statement(skeleton.snapshot, 0, "", skeleton.is_async), min_size=1, max_size=5))
+    lines = [line for piece in body for line in piece.split("\n")]
+    return render(skeleton, lines, draw(endings(skeleton.snapshot)))
+
+
+# --- the tests' settings: the generated-program tests are split into shards (test_generated_programs*.py)
+# so that pytest-xdist spreads them; each takes its share of the profile's examples.
+settings.register_profile(
+    "soundness-ci",
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "soundness-long",
+    max_examples=3000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+def shard_settings(share: int, of: int = 4) -> settings:
+    """`share` parts in `of` of the examples of the profile `HYPOTHESIS_PROFILE` names (default the
+    derandomized CI profile, 300 examples in all; `soundness-long`: 3000)."""
+    profile = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "soundness-ci"))
+    return settings(profile, max_examples=max(1, profile.max_examples * share // of))

@@ -150,8 +150,11 @@ class ScheduleBatch(_BatchBase):
 
     def _view(self) -> dict[str, Any]:
         view = {name: canonical(getattr(self, name, None)) for name in SHARED_FIELDS}
-        view["extend_lens"] = canonical(self.extend_lens)
-        view["prefix_lens"] = canonical(self.prefix_lens)
+        # A snapshot kept in code (`runtime.worker_batch_snapshot`) stands for the old object, whose
+        # lengths the migrated code reads under their old names, gated in decode as they were.
+        snapshot = "extend_seq_lens" in vars(self)
+        view["extend_lens"] = canonical(self.extend_seq_lens if snapshot else self.extend_lens)  # type: ignore[attr-defined]
+        view["prefix_lens"] = canonical(self.extend_prefix_lens if snapshot else self.prefix_lens)  # type: ignore[attr-defined]
         view["seq_lens_cpu"] = canonical(self.seq_lens_cpu)
         return view
 
