@@ -14,7 +14,7 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, List, Optional
+from typing import Callable, List, Mapping, Optional, Sequence
 
 import typer
 from rich.console import Console
@@ -27,15 +27,24 @@ from mwbmigrate.analysis.target_versions import (
     LATEST,
     LATEST_ALIAS,
     TARGET_VERSIONS,
+    DerivedRelease,
+    register_release,
     resolve_target,
 )
 from mwbmigrate.codemods import ALL_CODEMODS, codemod_by_key, dependents, split_prerequisites
 from mwbmigrate.config import MARKER_VALUES, ConfigError, load_config, project_line_length, project_roots
 from mwbmigrate.engine.apply import dirty_files, write_result
 from mwbmigrate.engine.cache import ResultCache
-from mwbmigrate.engine.discovery import Discovery, DiscoveryError, discover, discover_source, root_problem
+from mwbmigrate.engine.discovery import (
+    Discovery,
+    DiscoveryError,
+    discover,
+    discover_source,
+    display_root,
+    root_problem,
+)
 from mwbmigrate.engine.formatting import Formatter, FormatterMissing, resolve_formatter
-from mwbmigrate.engine.runner import run_rewrite
+from mwbmigrate.engine.runner import ContractCheck, run_rewrite
 from mwbmigrate.engine.transform import NO_ELISION_ENV, TransformOptions
 from mwbmigrate.engine.vendoring import apply_vendoring
 from mwbmigrate.report import (
@@ -162,6 +171,65 @@ def _config_anchor(path: Path) -> Path:
     return candidate
 
 
+def _derived_target(given: str) -> DerivedRelease:
+    """The target a wheel or folder names, read from it now (`verify/release_contract.py`)."""
+    from mwbmigrate.verify.release import ReleaseUnavailable, locate_release
+    from mwbmigrate.verify.release_contract import ContractUnreadable, Release, derive
+
+    try:
+        release = locate_release(given)
+        rows = derive(Release.from_folder(release.root))
+    except (ReleaseUnavailable, ContractUnreadable, OSError, SyntaxError) as error:
+        raise _fail(f"--target-version {given}: {error}") from error
+    calls = rows["WORKER_CALL_PARAMETERS"]
+    attributes = rows["BATCH_ATTRIBUTES"]
+    methods = rows["METHOD_PARAMETERS"]
+    assert isinstance(calls, dict) and isinstance(attributes, dict) and isinstance(methods, dict)
+    derived = DerivedRelease(
+        label=release.label,
+        source=str(release.root),
+        tp_worker=calls["tp_worker"],
+        spec_worker=calls["spec_worker"],
+        init_new=rows["INIT_NEW_PARAMETERS"],  # type: ignore[arg-type]
+        attributes=tuple(sorted(attributes.items())),
+        method_parameters=tuple(
+            (cls, method, tuple(row[0] for row in parameters))
+            for cls, by_method in sorted(methods.items())
+            for method, parameters in sorted(by_method.items())
+        ),
+    )
+    register_release(derived)
+    return derived
+
+
+class _ContractState:
+    note = ""
+
+
+def _contract_check(release_name: str, root: Path, state: _ContractState, console: Console) -> ContractCheck:
+    """`rewrite --target-version`'s last step: `verify --against`'s check on the rewritten texts."""
+    from mwbmigrate.verify.against import breaks_by_file, check_rewritten
+    from mwbmigrate.verify.release import ReleaseUnavailable, locate_release
+
+    def check(texts: Mapping[Path, bytes], checked: frozenset[Path]) -> Mapping[Path, Sequence[tuple[int, str]]]:
+        try:
+            release = locate_release(release_name)
+        except ReleaseUnavailable as error:
+            state.note = f"not run ({error}); run `mwbmigrate verify --against {release_name}` once it can be fetched"
+            console.print(f"[yellow]warning[/yellow] contract check {escape(state.note)}", markup=True, highlight=False)
+            return {}
+        mismatches = check_rewritten(root, release, texts, checked)
+        state.note = (
+            f"checked against SGLang {release.label} (read from {release.root}): "
+            f"{len(mismatches)} break{'' if len(mismatches) == 1 else 's'} in {len(checked)} parsed file"
+            f"{'' if len(checked) == 1 else 's'} outside SGLang's own modules, each marked MWB185 unless a rule "
+            "marked its statement"
+        )
+        return breaks_by_file(mismatches)
+
+    return check
+
+
 @app.command()
 def rewrite(
     # readable=False: click's readability check would refuse the whole run for one unreadable file,
@@ -215,7 +283,12 @@ def rewrite(
         None,
         "--target-version",
         metavar="RELEASE",
-        help=f"SGLang release whose API to produce: {TARGET_VERSIONS[0]} (the default) to {LATEST}, or {LATEST_ALIAS} ({LATEST}).",
+        help=f"SGLang release whose API to produce: {TARGET_VERSIONS[0]} (the default) to {LATEST}, {LATEST_ALIAS} ({LATEST}), or a release's wheel or unpacked folder (read at run time: any release, also one this tool does not know).",
+    ),
+    contract_check: Optional[bool] = typer.Option(
+        None,
+        "--contract-check/--no-contract-check",
+        help="Last step of a --target-version run: check the result against the target release's contract (what `verify --against` checks; the wheel is downloaded once into the cache) and mark each break no rule marked (MWB185). Default: on when a target version is given.",
     ),
     runtime: Optional[RuntimeMode] = typer.Option(
         None,
@@ -245,10 +318,14 @@ def rewrite(
     """
     if dry_run and check:
         raise _fail("--dry-run and --check cannot be combined")
+    derived: Optional[DerivedRelease] = None
     try:
         flag_target = resolve_target(target_version) if target_version is not None else None
     except ValueError as error:
-        raise _fail(f"--target-version: {error}") from error
+        if target_version is None or not Path(target_version).expanduser().exists():
+            raise _fail(f"--target-version: {error}") from error
+        derived = _derived_target(target_version)
+        flag_target = derived.label
     from_stdin = any(str(p) == "-" for p in paths)
     if from_stdin and len(paths) > 1:
         raise _fail("`-` (stdin) cannot be combined with other paths")
@@ -289,6 +366,7 @@ def rewrite(
         live_batch=live_batch or config.live_batch,
         clear_emptied_batches=clear_emptied_batches or config.clear_emptied_batches,
         target_version=target,
+        derived_release=derived,
         # The output is the same either way (engine/elision.py); set, it shows that a difference
         # is not elision's, at several times the cost.
         elide=not os.environ.get(NO_ELISION_ENV),
@@ -305,6 +383,11 @@ def rewrite(
         raise _fail(str(error)) from error
     console = _stderr()
     show_progress = not no_progress and not from_stdin and console.is_terminal
+    explicit_target = flag_target is not None or config.target_version is not None
+    contract_state = _ContractState()
+    contract = None
+    if (contract_check if contract_check is not None else explicit_target) and stdin_data is None:
+        contract = _contract_check(derived.source if derived else target, display_root(paths), contract_state, console)
 
     bars: list[Progress] = []  # the bar the factory started, stopped whatever happens
 
@@ -334,10 +417,13 @@ def rewrite(
             discovery=discovery,
             cache=None if no_cache else ResultCache.default(),
             formatter=formatter,
+            contract=contract,
         )
     finally:
         for bar in bars:
             bar.stop()
+    if contract_state.note:
+        summary.contract_note = contract_state.note
 
     writing = not dry_run and not check
     vendored_changes = [v for v in summary.vendored if v.changed]

@@ -126,6 +126,8 @@ def render_summary(
         console.print(escape(line), markup=True, highlight=False)
     for note in summary.runtime_notes:
         console.print(f"[yellow]note[/yellow] {escape(note)}", markup=True, highlight=False)
+    if summary.contract_note:
+        console.print(f"[cyan]contract[/cyan] {escape(summary.contract_note)}", markup=True, highlight=False)
     table = Table(title="mwbmigrate rewrite", show_header=True)
     for column in ("scanned", "parsed", "changed" if wrote else "would change", "failed", "review items"):
         table.add_column(column, justify="right")
@@ -182,6 +184,8 @@ def render_json(summary: RunSummary, *, mode: str, skipped_folders: Sequence[Ski
             ],
             "notes": list(summary.runtime_notes),
         },
+        # --target-version's last step: the breaks the target's contract still found (None: not run).
+        "contract": {"breaks": summary.contract_breaks, "note": summary.contract_note},
     }
     return json.dumps(document, indent=2) + "\n"
 
@@ -200,6 +204,8 @@ def render_markdown(summary: RunSummary, *, skipped_folders: Sequence[SkippedFol
         f"| {counts['scanned']} | {counts['parsed']} | {counts['changed']} | {counts['failed']} | {counts['review_items']} |",
         "",
     ]
+    if summary.contract_note:
+        out += [f"Contract check: {summary.contract_note}", ""]
     out += _markdown_review_items(summary.review_items)
     if summary.failed:
         out += ["### Files not processed", ""]

@@ -84,6 +84,10 @@ class RunSummary:
     runtime: str = "import"  # how rewritten files reach the runtime helpers: "import" or "vendor"
     vendored: list[VendoredFile] = field(default_factory=list)  # the private copy, when vendoring
     runtime_notes: list[str] = field(default_factory=list)  # files that could not use a vendored copy
+    # --target-version's contract check: breaks it found in the parsed files (None: it did not run),
+    # and one line saying against what it ran, or why it did not.
+    contract_breaks: int | None = None
+    contract_note: str = ""
 
     @property
     def parsed(self) -> int:

@@ -58,6 +58,7 @@ class ReviewCode:
     collapse_compat: bool = False  # the example is what `--collapse-compat` produces
     kind: str = HAZARD
     live_batch: bool = False  # the example is what `--live-batch` produces
+    contract: bool = False  # the example needs the target release's contract check (its wheel)
 
 
 def _code(
@@ -73,6 +74,7 @@ def _code(
     collapse_compat: bool = False,
     kind: str = HAZARD,
     live_batch: bool = False,
+    contract: bool = False,
 ) -> ReviewCode:
     # Examples are written indented inside the call; the registry keeps them flush left.
     return ReviewCode(
@@ -88,6 +90,7 @@ def _code(
         collapse_compat,
         kind,
         live_batch,
+        contract,
     )
 
 
@@ -1468,6 +1471,32 @@ _CODES = (
         """Set the request fields before the snapshot is taken (`req.lora_id = ...`), so that
         `init_new` reads them.""",
         "worker-batch-calls",
+    ),
+    _code(
+        "MWB185",
+        "the target release's contract still finds a break here: no rule migrated or reported it",
+        """With `--target-version`, the last step checks the rewritten files against the target
+        release's contract, as `verify --against` does: every call the release makes into a worker
+        override binds, every call into the release binds its signature, and every attribute of a
+        `ScheduleBatch` or `ForwardBatch` value exists on the release's class. A break on a
+        statement that no rule marked gets this marker, with verify's message: the rules know the
+        changes they model, and the contract sees the rest (a keyword a release dropped, a field it
+        no longer has), also in a release this tool has never seen (`--target-version WHEEL|DIR`).
+        The release is read from its wheel, downloaded once into the cache; where it cannot be
+        fetched the run says so and marks nothing.""",
+        """
+        def drop_finished(batch: ScheduleBatch):
+            batch.filter_batch(v1_spec_info_filtered=True)
+        """,
+        """
+        def drop_finished(batch: ScheduleBatch):
+            batch.filter_batch(v1_spec_info_filtered=True)  # mwbmigrate: MWB185 SGLang 0.5.23's ScheduleBatch.filter_batch(...) does not take the keyword `v1_spec_info_filtered`: …
+        """,
+        """Change the call to what the target takes (here: 0.5.14 filters the speculative input inside
+        `filter_batch`; drop the keyword), then run `mwbmigrate verify --against` the target.""",
+        "contract-breaks",
+        target_version="0.5.23",
+        contract=True,
     ),
 )
 

@@ -83,12 +83,24 @@ def test_review_code_entry_is_well_formed(code):
     assert entry.reported_by and set(entry.reported_by) <= names
 
 
-def _rewrite(tmp_path: Path, source: str, options: TransformOptions) -> str:
-    """`mwbmigrate rewrite` on a one-file plugin, both passes (keyword callers included)."""
+def _contract(tmp_path: Path, target: str):
+    """The contract check `rewrite --target-version` runs last, against the real release's wheel."""
+    from mwbmigrate.verify.against import breaks_by_file, check_rewritten
+    from mwbmigrate.verify.release import locate_release
+    from sglang_corpus import sglang_tree
+
+    release = locate_release(str(sglang_tree(target)))
+    return lambda texts, checked: breaks_by_file(check_rewritten(tmp_path, release, texts, checked))
+
+
+def _rewrite(tmp_path: Path, source: str, options: TransformOptions, contract: bool = False) -> str:
+    """`mwbmigrate rewrite` on a one-file plugin, both passes (keyword callers included), and the
+    target's contract check when the example needs it."""
     path = tmp_path / "plugin" / "example.py"
     path.parent.mkdir(exist_ok=True)
     path.write_text(source, encoding="utf-8")
-    summary = run_rewrite([tmp_path], options, jobs=1)
+    check = _contract(tmp_path, options.target_version) if contract else None
+    summary = run_rewrite([tmp_path], options, jobs=1, contract=check)
     (result,) = summary.results
     assert result.error is None, result.error
     return result.rewritten if result.rewritten is not None else source
@@ -116,7 +128,7 @@ def test_review_code_example_is_what_rewrite_does(tmp_path, code):
         line_length=WIDE,
         note_markers=True,
     )
-    output = _rewrite(tmp_path, entry.setup + entry.example_before, options)
+    output = _rewrite(tmp_path, entry.setup + entry.example_before, options, entry.contract)
     shown = _lines_and_codes(entry.example_after)
     tail = "\n".join(output.splitlines()[-len(shown) :])
     assert _lines_and_codes(tail) == shown, (
@@ -135,5 +147,5 @@ def test_review_code_is_reported_by_the_codemods_it_names(tmp_path, code):
         live_batch=entry.live_batch,
         note_markers=True,
     )
-    output = _rewrite(tmp_path, entry.setup + entry.example_before, options)
+    output = _rewrite(tmp_path, entry.setup + entry.example_before, options, entry.contract)
     assert f"# mwbmigrate: {code} " not in output

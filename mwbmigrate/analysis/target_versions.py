@@ -29,9 +29,11 @@ __all__ = [
     "TARGET_VERSIONS",
     "WORKER_KINDS",
     "CallerParameter",
+    "DerivedRelease",
     "at_least",
     "init_new_parameters",
     "overrides_are_arguments",
+    "register_release",
     "removed_attributes",
     "renamed_keywords",
     "resolve_target",
@@ -56,6 +58,67 @@ REQUIRED_INIT_NEW_KEYWORD = "return_hidden_states_before_norm"
 
 _ORDER = {version: index for index, version in enumerate(TARGET_VERSIONS)}
 
+Rows = tuple[tuple[str, str, bool], ...]  # (name, default source, keyword-only), as the table holds them
+
+
+@dataclass(frozen=True)
+class DerivedRelease:
+    """A release read from its wheel or folder at run time (`--target-version WHEEL|DIR`), by the
+    very functions that wrote the shipped table (`verify/release_contract.py`).
+
+    It stands in for a shipped row of the same label. Where it falls among the known releases comes
+    from its version; a version the table does not place comes after the newest. What it removed is
+    what the first release has and it lacks, dated by the table where a known release removed it
+    first; a keyword the table knows as renamed counts where the release takes the new name and not
+    the old one. Any other change is for the contract check to find (`rewrite`'s last step).
+    """
+
+    label: str  # the version the release declares
+    source: str  # the wheel or folder it was read from
+    tp_worker: Rows
+    spec_worker: Rows
+    init_new: Rows
+    attributes: tuple[tuple[str, tuple[str, ...]], ...]  # batch class -> its public attributes
+    method_parameters: tuple[tuple[str, str, tuple[str, ...]], ...]  # (class, method, parameter names)
+
+    def attributes_of(self, cls: str) -> frozenset[str]:
+        return frozenset(next((names for name, names in self.attributes if name == cls), ()))
+
+    def parameters_of(self, cls: str, method: str) -> Optional[frozenset[str]]:
+        found = next((names for c, m, names in self.method_parameters if (c, m) == (cls, method)), None)
+        return None if found is None else frozenset(found)
+
+
+_DERIVED: dict[str, DerivedRelease] = {}
+
+
+def register_release(release: DerivedRelease) -> None:
+    """Make `release` a target in this process (each worker process registers it from its options)."""
+    _DERIVED[release.label] = release
+
+
+def _version_key(label: str) -> Optional[tuple[int, ...]]:
+    """`0.5.13` -> (0, 5, 13); `0.5.13.post1` -> (0, 5, 13, 0, 1), after 0.5.13 and before 0.5.14."""
+    parts: list[int] = []
+    for piece in label.split("."):
+        if piece.isdigit():
+            parts.append(int(piece))
+        elif piece.startswith("post") and piece[4:].isdigit():
+            parts += [0, int(piece[4:])]
+        else:
+            return None
+    return tuple(parts)
+
+
+def _position(release: str) -> float:
+    """A release's place in the order: a shipped one's index; a derived one the table does not hold
+    sits half a step after the last shipped release below it (after the newest, if unplaced)."""
+    if release in _ORDER:
+        return _ORDER[release]
+    key = _version_key(release)
+    below = [i for v, i in _ORDER.items() if key is not None and (_version_key(v) or ()) < key]
+    return (max(below) if below and key is not None else len(TARGET_VERSIONS) - 1) + 0.5
+
 
 @dataclass(frozen=True)
 class CallerParameter:
@@ -70,7 +133,7 @@ def resolve_target(name: str) -> str:
     """The release a `--target-version` / `target-version =` value names (`latest`: the newest)."""
     if name == LATEST_ALIAS:
         return LATEST
-    if name in _ORDER:
+    if name in _ORDER or name in _DERIVED:
         return name
     raise ValueError(
         f"unknown target version {name!r}: use {LATEST_ALIAS!r} or a release from "
@@ -78,11 +141,10 @@ def resolve_target(name: str) -> str:
     )
 
 
-def _index(release: str) -> int:
-    try:
-        return _ORDER[release]
-    except KeyError:
+def _index(release: str) -> float:
+    if release not in _ORDER and release not in _DERIVED:
         raise ValueError(f"{release!r} is not a release in analysis/release_table.py") from None
+    return _position(release)
 
 
 def at_least(target: str, release: str) -> bool:
@@ -119,34 +181,67 @@ def worker_call_parameters(target: str, kind: str) -> tuple[CallerParameter, ...
     """
     if kind not in WORKER_KINDS:
         raise ValueError(f"unknown worker kind {kind!r}: one of {', '.join(WORKER_KINDS)}")
-    return _parameters(release_table.WORKER_CALL_PARAMETERS[resolve_target(target)][kind])
+    release = resolve_target(target)
+    derived = _DERIVED.get(release)
+    if derived is not None:
+        return _parameters(derived.tp_worker if kind == "tp_worker" else derived.spec_worker)
+    return _parameters(release_table.WORKER_CALL_PARAMETERS[release][kind])
 
 
 def init_new_parameters(target: str) -> tuple[CallerParameter, ...]:
     """`ForwardBatch.init_new`'s parameters after `cls` (a required one has the default "")."""
-    return _parameters(release_table.INIT_NEW_PARAMETERS[resolve_target(target)])
+    release = resolve_target(target)
+    derived = _DERIVED.get(release)
+    return _parameters(derived.init_new if derived is not None else release_table.INIT_NEW_PARAMETERS[release])
 
 
 def removed_attributes(target: str, on: Optional[str] = None) -> Mapping[str, str]:
     """Attributes the target's `ScheduleBatch` or `ForwardBatch` (`on`: only that class) no longer
     has -> the first release without them. `capture_hidden_mode` left only `ScheduleBatch`."""
-    index = _index(resolve_target(target))
+    release = resolve_target(target)
+    derived = _DERIVED.get(release)
+    if derived is not None:
+        return MappingProxyType(_removed_from(derived, on))
+    index = _index(release)
     return MappingProxyType(
         {
             name: since
             for name, (since, classes) in release_table.REMOVED_ATTRIBUTES.items()
-            if _index(since) <= index and (on is None or on in classes)
+            if since in _ORDER and _index(since) <= index and (on is None or on in classes)
         }
     )
 
 
+def _removed_from(derived: DerivedRelease, on: Optional[str]) -> dict[str, str]:
+    """What the first release's batch classes have and `derived`'s lack, dated by the table where
+    a known release before it removed them, else by `derived` itself."""
+    index = _index(derived.label)
+    removed: dict[str, str] = {}
+    for cls, first in release_table.FIRST_RELEASE_ATTRIBUTES.items():
+        if on is not None and cls != on:
+            continue
+        for name in sorted(set(first) - derived.attributes_of(cls)):
+            since, _classes = release_table.REMOVED_ATTRIBUTES.get(name, (derived.label, ()))
+            removed.setdefault(name, since if since in _ORDER and _index(since) <= index else derived.label)
+    return dict(sorted(removed.items(), key=lambda item: (_index(item[1]), item[0])))
+
+
 def renamed_keywords(target: str) -> Mapping[tuple[str, str], str]:
     """(method, old keyword) -> new keyword, for the renames the target has made."""
-    index = _index(resolve_target(target))
+    release = resolve_target(target)
+    derived = _DERIVED.get(release)
+    if derived is not None:
+        taken = {
+            (cls, method, old): (new, since)
+            for (cls, method, old), (new, since) in release_table.RENAMED_KEYWORDS.items()
+            if (names := derived.parameters_of(cls, method)) is not None and new in names and old not in names
+        }
+        return MappingProxyType({(method, old): new for (_cls, method, old), (new, _since) in taken.items()})
+    index = _index(release)
     return MappingProxyType(
         {
             (method, old): new
             for (_cls, method, old), (new, since) in release_table.RENAMED_KEYWORDS.items()
-            if _index(since) <= index
+            if since in _ORDER and _index(since) <= index
         }
     )

@@ -18,12 +18,12 @@ import re
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence, TypeVar
+from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from mwbmigrate.analysis.isolation import scan_callers
 from mwbmigrate.analysis.old_api import ModuleLocation
 from mwbmigrate.analysis.signatures import ProjectSignatures, RenamedSignature, module_parts
-from mwbmigrate.codemods import CODEMODS, SECOND_PASS_CODEMODS
+from mwbmigrate.codemods import CODEMODS, CONTRACT_PASS_CODEMODS, SECOND_PASS_CODEMODS
 from mwbmigrate.engine.cache import ResultCache
 from mwbmigrate.engine.discovery import DiscoveredFile, Discovery, discover
 from mwbmigrate.engine.formatting import Formatter, format_result
@@ -39,6 +39,11 @@ _KEYWORD_USE = re.compile(r"\b(\w+)\s*=")
 PARALLEL_THRESHOLD = 8
 
 Progress = Callable[[int], None]
+# `rewrite --target-version`'s last step, given by the caller (the CLI builds it from `verify`):
+# the final text of every file the run parsed (resolved path -> bytes) and the files to check in,
+# and for each file the lines where the target release's contract still finds a break, with its
+# message, out.
+ContractCheck = Callable[[Mapping[Path, bytes], frozenset[Path]], Mapping[Path, Sequence[tuple[int, str]]]]
 _Item = TypeVar("_Item")
 _PassOne = tuple[DiscoveredFile, TransformOptions]
 _PassTwo = tuple[FileResult, TransformOptions, "bytes | None"]
@@ -266,6 +271,76 @@ def _second_pass(
             cache.store(keys[index], second)
 
 
+def _final_bytes(result: FileResult, data: bytes | None) -> bytes | None:
+    if result.rewritten is not None:
+        text = result.rewritten
+        if result.has_bom:
+            text = "\ufeff" + text
+        try:
+            return text.encode(result.encoding, "surrogateescape")
+        except (LookupError, UnicodeEncodeError):
+            return None
+    return data
+
+
+def _contract_pass(
+    first: _FirstPass,
+    results: list[FileResult],
+    check: ContractCheck,
+    options_of: Callable[[FileResult], TransformOptions],
+    jobs: int,
+) -> int:
+    """Mark the statements where the target's contract still finds a break (contract-breaks);
+    `results` updated in place. Returns how many breaks the check found in the parsed files."""
+    texts: dict[Path, bytes] = {}
+    indexes: dict[Path, int] = {}
+    for index, result in enumerate(results):
+        if not result.parsed or result.status is FileStatus.FAILED:
+            continue
+        final = _final_bytes(result, first.data.get(index))
+        if final is not None:
+            path = Path(result.path).resolve()
+            texts[path], indexes[path] = final, index
+    # SGLang's own modules are not checked: rebasing onto the target replaces them (their text
+    # still serves to resolve what the fork's modules import).
+    checked = frozenset(
+        path
+        for path, index in indexes.items()
+        if not ModuleLocation(
+            Path(results[index].path).as_posix(), options_of(results[index]).extra_modules
+        ).inside_sglang
+    )
+    breaks = check(texts, checked)
+    work: list[tuple[int, _PassTwo, int]] = []
+    for path, lines in breaks.items():
+        found = indexes.get(path)
+        if found is None or not lines:
+            continue
+        result = results[found]
+        options = replace(options_of(result), contract_breaks=tuple(sorted(set(lines))), elide=False)
+        work.append((found, (result, options, first.data.get(found)), len(texts[path])))
+    for index, marked in _map(_contract_one, work, jobs, None).items():
+        results[index] = marked
+    return sum(len(lines) for lines in breaks.values())
+
+
+def _contract_one(item: _PassTwo) -> FileResult:
+    before, options, data = item
+    text = before.rewritten
+    marked = transform_file(
+        Path(before.path), before.display_path, options, CONTRACT_PASS_CODEMODS, source_text=text, data=data
+    )
+    if marked.status is FileStatus.FAILED or (text is None and marked.status is FileStatus.UNCHANGED):
+        return before
+    items = tuple(sorted(before.review_items + marked.review_items, key=lambda i: (i.line, i.column)))
+    return replace(
+        marked,
+        review_items=items,
+        applied=tuple(dict.fromkeys(before.applied + marked.applied)),
+        renamed_signatures=before.renamed_signatures,
+    )
+
+
 def run_rewrite(
     paths: list[Path],
     options: TransformOptions,
@@ -278,12 +353,16 @@ def run_rewrite(
     discovery: Discovery | None = None,
     cache: ResultCache | None = None,
     formatter: Formatter | None = None,
+    contract: ContractCheck | None = None,
 ) -> RunSummary:
     """`vendor_runtime`: rewritten files import a private copy of the runtime in their package
     (engine/vendoring.py), and the summary lists that copy. `discovery`: files found already (stdin).
     `cache`: results kept from earlier runs (engine/cache.py); None processes every file.
     `formatter`: formats what each changed file's rewrite changed (engine/formatting.py), after both
-    passes and outside the cache, so every output (diff, check, write, stdin) has the same text."""
+    passes and outside the cache, so every output (diff, check, write, stdin) has the same text.
+    `contract`: the target release's contract check, run on the parsed files after both passes (and
+    outside the cache, as the release it reads is not part of the cache key); each break it finds
+    on a statement no rule marked gets MWB185 (codemods/contract_breaks.py)."""
     discovery = discovery if discovery is not None else discover(paths, include, exclude)
     # A vendored runtime is mwbmigrate's own code, copied verbatim: never rewrite it.
     discovery.files = [f for f in discovery.files if not is_vendored(f.path)]
@@ -327,6 +406,10 @@ def run_rewrite(
             lambda r: file_options(second_options, Path(r.path), r.display_path),
             jobs,
             cache,
+        )
+    if contract is not None:
+        summary.contract_breaks = _contract_pass(
+            first, results, contract, lambda r: file_options(options, Path(r.path), r.display_path), jobs
         )
     if formatter is not None:
         results = [format_result(result, formatter) for result in results]

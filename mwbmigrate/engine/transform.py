@@ -19,7 +19,7 @@ from mwbmigrate.analysis.isolation import ProjectCallers
 from mwbmigrate.analysis.old_api import ModuleLocation
 from mwbmigrate.analysis.positions import LocalPositions
 from mwbmigrate.analysis.signatures import ProjectSignatures
-from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION
+from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, DerivedRelease, register_release
 from mwbmigrate.codemods import CODEMODS, PREFILTER_BYTES
 from mwbmigrate.codemods.base import RUNTIME_MODULE, STATE_KEY, MigrationCodemod, MigrationState, tidy_block_start
 from mwbmigrate.codemods.findings import Finding, FindingStore, PassFindings, RenderFindings, placed_findings
@@ -62,6 +62,10 @@ class TransformOptions:
     live_batch: bool = False  # read the live batch at every snapshot the allowlist does not prove, marked
     clear_emptied_batches: bool = False  # req-pool-mirror also clears an emptied batch's metadata (PR 28514)
     target_version: str = DEFAULT_TARGET_VERSION  # 0.5.13: one-shot fields on the batch; 0.5.16: keyword arguments
+    # `--target-version WHEEL|DIR`: the target read from that release at run time (its label is target_version).
+    derived_release: DerivedRelease | None = None
+    # The contract pass only (engine/runner.py): (line, verify's message) where the target still breaks.
+    contract_breaks: tuple[tuple[int, str], ...] = ()
     runtime_module: str = RUNTIME_MODULE  # the runtime helpers' module: mwbmigrate.runtime, or a vendored copy
     request_mirror: bool | None = None  # the tree's ScheduleBatch keeps req_pool_indices_cpu; None: no such module here
     elide: bool = True  # leave out the function bodies no codemod can act on (engine/elision.py)
@@ -122,6 +126,8 @@ def _pruned_imports(context: CodemodContext, module: cst.Module, findings: Findi
 
 def migration_state(path: str, options: TransformOptions) -> MigrationState:
     """The per-file state the codemods read (and their `applies_to`), from the run's options."""
+    if options.derived_release is not None:
+        register_release(options.derived_release)  # in this process too (a worker of the pool)
     return MigrationState(
         location=ModuleLocation(Path(path).as_posix(), options.extra_modules),
         selected_reviews=options.selected_reviews,
@@ -135,6 +141,7 @@ def migration_state(path: str, options: TransformOptions) -> MigrationState:
         collapse_compat=options.collapse_compat,
         live_batch=options.live_batch,
         clear_emptied_batches=options.clear_emptied_batches,
+        contract_breaks=options.contract_breaks,
     )
 
 

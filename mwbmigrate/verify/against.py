@@ -39,13 +39,21 @@ import json
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, TextIO
+from typing import Iterable, Mapping, Optional, Sequence, TextIO
 
 from mwbmigrate.verify.codebase import ClassRef, Codebase, FuncRef, Resolver, is_sglang
 from mwbmigrate.verify.facts import CallShape, CallSite, ClassFacts, FuncFacts, ModuleFacts, Signature
 from mwbmigrate.verify.release import SUBDIR, Release, ReleaseUnavailable, cache_directory, locate_release
 
-__all__ = ["AgainstReport", "Mismatch", "check_against", "run_against"]
+__all__ = [
+    "AgainstReport",
+    "Mismatch",
+    "check_against",
+    "breaks_by_file",
+    "check_rewritten",
+    "on_marked_line",
+    "run_against",
+]
 
 EXIT_OK, EXIT_MISMATCH, EXIT_ERROR = 0, 1, 2
 SCHEDULE_BATCH = ("sglang.srt.managers.schedule_batch", "ScheduleBatch")
@@ -347,8 +355,11 @@ class _Released:
 
 
 class _Check:
-    def __init__(self, tree: Codebase, model: ReleaseModel, label: str, prefix: str) -> None:
+    def __init__(
+        self, tree: Codebase, model: ReleaseModel, label: str, prefix: str, only: Optional[frozenset[str]] = None
+    ) -> None:
         self.tree = tree
+        self.only = only  # the module names to check (None: every module that can reach SGLang)
         self.prefix = prefix
         self.model = model
         self.release = model.codebase
@@ -367,7 +378,10 @@ class _Check:
     def run(self) -> None:
         # What can reach SGLang: a module naming it or importing relatively; a worker shaped like
         # TpModelWorker may name nothing but its methods.
-        modules = list(self.tree.scan(b"sglang", b"from .", b"import .", b"forward_batch"))
+        if self.only is not None:
+            modules = [m for m in (self.tree.module(name) for name in sorted(self.only)) if m is not None]
+        else:
+            modules = list(self.tree.scan(b"sglang", b"from .", b"import .", b"forward_batch"))
         self.counts["files"] = len(modules)
         self.counts["contract_calls"] = sum(len(v) for v in self.model.contract.values())
         plugins = self._plugins(modules)
@@ -727,6 +741,36 @@ def check_against(path: Path, release: Release) -> AgainstReport:
     )
 
 
+def check_rewritten(
+    root: Path, release: Release, texts: Mapping[Path, bytes], checked: Optional[Iterable[Path]] = None
+) -> list[Mismatch]:
+    """The mismatches `verify --against` finds in the files of `texts` (resolved path -> the bytes a
+    rewrite would write), read in the tree at `root` with those texts in place of the files: what
+    `rewrite --target-version`'s last step marks. Each mismatch's path is the file's resolved path;
+    what the release itself does the same way (its latent ones) is left out, as verify leaves it.
+    `checked`: the files of `texts` to check (default: all of them); the others only resolve names."""
+    root = root.resolve()
+    release_codebase = _codebase(release.root)
+    saved_facts = facts_file(release.root)
+    if not release_codebase.extracted:
+        release_codebase.load_facts(saved_facts)
+    tree = Codebase(root, overlay=texts)
+    by_path = {path.resolve(): name for name, path in tree.files.items()}
+    only = frozenset(by_path[path] for path in (texts if checked is None else checked) if path in by_path)
+    check = _Check(tree, release_model(release_codebase), release.label, f"{root}/", only)
+    check.run()
+    release_codebase.save_facts(saved_facts)
+    return sorted(set(check.mismatches), key=lambda m: (m.path, m.line, m.kind, m.message))
+
+
+def breaks_by_file(mismatches: Iterable[Mismatch]) -> dict[Path, list[tuple[int, str]]]:
+    """`check_rewritten`'s mismatches as `rewrite`'s contract pass takes them: file -> (line, message)."""
+    found: dict[Path, list[tuple[int, str]]] = {}
+    for mismatch in mismatches:
+        found.setdefault(Path(mismatch.path), []).append((mismatch.line, mismatch.message))
+    return found
+
+
 def facts_file(root: Path) -> Path:
     """Where a release's facts are kept between runs, in the cache folder."""
     key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:24]
@@ -754,17 +798,21 @@ def _codebase(root: Path) -> Codebase:
 
 
 def _on_marked_statement(mismatch: Mismatch) -> bool:
-    """Whether the tree's line carries a `# mwbmigrate:` review marker, at its end or on the comment
-    lines right above it (where a marker too long for its line stands)."""
     try:
         lines = Path(mismatch.path).read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return False
-    if not 0 < mismatch.line <= len(lines):
+    return on_marked_line(lines, mismatch.line)
+
+
+def on_marked_line(lines: Sequence[str], line: int) -> bool:
+    """Whether the line carries a `# mwbmigrate:` review marker, at its end or on the comment lines
+    right above it (where a marker too long for its line stands)."""
+    if not 0 < line <= len(lines):
         return False
-    if "# mwbmigrate: MWB" in lines[mismatch.line - 1]:
+    if "# mwbmigrate: MWB" in lines[line - 1]:
         return True
-    number = mismatch.line - 1
+    number = line - 1
     while number >= 1 and lines[number - 1].lstrip().startswith("#"):
         if lines[number - 1].lstrip().startswith("# mwbmigrate: MWB"):
             return True

@@ -20,7 +20,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Optional, Union
+from typing import Iterator, Mapping, Optional, Union
 
 from mwbmigrate.verify.facts import NEEDLES, ClassFacts, FuncFacts, ModuleFacts, extract
 
@@ -52,9 +52,11 @@ def module_name(root: Path, relative: Path) -> tuple[str, bool]:
 class Codebase:
     """The Python files under `root`, their facts extracted on demand (once)."""
 
-    def __init__(self, root: Path, only: Optional[Path] = None) -> None:
-        """`only`: a single file under `root` (a tree given as one file)."""
+    def __init__(self, root: Path, only: Optional[Path] = None, overlay: Optional[Mapping[Path, bytes]] = None) -> None:
+        """`only`: a single file under `root` (a tree given as one file). `overlay`: the text of some
+        files (by resolved path) as it would be, read instead of the file (a rewrite not yet written)."""
         self.root = root
+        self._overlay = dict(overlay or {})
         self.files: dict[str, Path] = {}
         self.packages: set[str] = set()
         self._facts: dict[str, ModuleFacts] = {}
@@ -73,7 +75,8 @@ class Codebase:
             except OSError:
                 stamps.append((name, -1, -1))
         # What the files were when indexed: a codebase kept for reuse is only reused unchanged.
-        self.stamp = hashlib.sha256(repr(stamps).encode()).hexdigest()
+        overlaid = sorted((str(k), hashlib.sha256(v).hexdigest()) for k, v in self._overlay.items())
+        self.stamp = hashlib.sha256(repr((stamps, overlaid)).encode()).hexdigest()
         # Every package name, also of folders without `__init__.py` (namespace portions).
         self.prefixes = {".".join(m.split(".")[:i]) for m in self.files for i in range(1, m.count(".") + 1)}
         self._suffixes: Optional[dict[str, list[str]]] = None
@@ -108,6 +111,10 @@ class Codebase:
         return name in self.files
 
     def source(self, name: str) -> bytes:
+        if self._overlay:
+            text = self._overlay.get(self.files[name].resolve())
+            if text is not None:
+                return text
         try:
             return self.files[name].read_bytes()
         except OSError:

@@ -81,5 +81,6 @@ def test_the_help_names_the_range_and_latest():
     option = next(p for p in rewrite.params if p.name == "target_version")
     assert (option.metavar, option.help) == (
         "RELEASE",
-        "SGLang release whose API to produce: 0.5.13 (the default) to 0.5.23, or latest (0.5.23).",
+        "SGLang release whose API to produce: 0.5.13 (the default) to 0.5.23, latest (0.5.23), or a release's"
+        " wheel or unpacked folder (read at run time: any release, also one this tool does not know).",
     )

@@ -6,7 +6,9 @@ SGLang's own `schedule_batch.py`. `after-<version>.py` (optional) is the expecte
 `--markers all` (notes written into the code too), `after-live-batch.py` for `--live-batch` (the live batch
 read at every snapshot site, marked where unproven: the output before the window allowlist); a file `live-batch`
 in the case folder runs every expectation of the case with `--live-batch`; `after-clear-emptied.py` is for
-`--clear-emptied-batches`. The whole pipeline runs, as a user would see it, including the
+`--clear-emptied-batches`. A file `contract` holding a release runs the case as `rewrite
+--target-version RELEASE` does, its contract check included, against the real release's wheel
+(after-RELEASE.py). The whole pipeline runs, as a user would see it, including the
 second pass (keyword callers) fed with the signatures the first pass renamed in the same file.
 """
 
@@ -40,9 +42,40 @@ def migrate(text: str, path: str = DEFAULT_PATH, options: TransformOptions | Non
     return second.text
 
 
+def migrate_with_contract(text: str, path: str, target: str) -> str:
+    """`rewrite --target-version TARGET` on the module alone in a folder, its contract check
+    (against the real release's wheel, downloaded once) included."""
+    import tempfile
+
+    from mwbmigrate.engine.runner import run_rewrite
+    from mwbmigrate.verify.against import breaks_by_file, check_rewritten
+    from mwbmigrate.verify.release import locate_release
+    from sglang_corpus import sglang_tree
+
+    release = locate_release(str(sglang_tree(target)))
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+        summary = run_rewrite(
+            [root],
+            TransformOptions(target_version=target),
+            jobs=1,
+            contract=lambda texts, checked: breaks_by_file(check_rewritten(root, release, texts, checked)),
+        )
+        (result,) = summary.results
+        assert result.error is None, result.error
+        return result.rewritten if result.rewritten is not None else text
+
+
 def check_case(case: Path) -> None:
     before = (case / "before.py").read_text()
     path = (case / "path").read_text().strip() if (case / "path").exists() else DEFAULT_PATH
+    contract = (case / "contract").read_text().strip() if (case / "contract").exists() else None
+    if contract is not None:
+        actual = migrate_with_contract(before, path, contract)
+        assert actual == (case / f"after-{contract}.py").read_text()
+        assert migrate_with_contract(actual, path, contract) == actual, "a second run must change nothing"
     expectations = [("after.py", TransformOptions())]
     expectations += [(f"after-{target}.py", TransformOptions(target_version=target)) for target in TARGET_VERSIONS]
     expectations.append(("after-collapse.py", TransformOptions(collapse_compat=True)))  # --collapse-compat
@@ -53,7 +86,7 @@ def check_case(case: Path) -> None:
         expectations = [(name, replace(options, live_batch=True)) for name, options in expectations]
     checked = 0
     for name, options in expectations:
-        if not (case / name).exists():
+        if not (case / name).exists() or name == f"after-{contract}.py":
             continue
         actual = migrate(before, path, options)
         assert actual == (case / name).read_text(), name
