@@ -21,7 +21,14 @@ def _private_result_cache(tmp_path_factory: pytest.TempPathFactory):
     import os
 
     previous = os.environ.get("MWBMIGRATE_CACHE_DIR")
-    os.environ["MWBMIGRATE_CACHE_DIR"] = str(tmp_path_factory.mktemp("mwbmigrate-cache"))
+    cache = tmp_path_factory.mktemp("mwbmigrate-cache")
+    os.environ["MWBMIGRATE_CACHE_DIR"] = str(cache)
+    # The releases `rewrite --target-version` checks against come from the wheels the corpus tests
+    # keep (downloaded once, .cache/sglang/wheels), not from a second download.
+    wheels = Path(__file__).resolve().parent.parent / ".cache" / "sglang" / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+    (cache / "sglang-releases").mkdir()
+    (cache / "sglang-releases" / "wheels").symlink_to(wheels, target_is_directory=True)
     yield
     if previous is None:
         os.environ.pop("MWBMIGRATE_CACHE_DIR", None)

@@ -21,7 +21,7 @@ MODES = {
     "json": ["--dry-run", "--format", "json"],
     "markdown": ["--check", "--format", "markdown"],
     "no-markers": ["--dry-run", "--no-markers"],
-    "target-0.5.16": ["--dry-run", "--target-version", "0.5.16"],
+    "target-0.5.16": ["--dry-run", "--target-version", "0.5.16", "--no-contract-check"],
     "collapse-compat": ["--dry-run", "--collapse-compat"],
 }
 Outcome = tuple[int, str, str]
