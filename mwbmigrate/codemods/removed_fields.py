@@ -11,10 +11,17 @@ The names come from `target_versions.removed_attributes` / `renamed_keywords`; a
 `ScheduleBatch` when it is annotated so, or it is the batch parameter of a worker override
 (`analysis.worker_classes`), and a `ForwardBatch` when annotated so or bound from `init_new`.
 
+The same holds for `getattr(batch, "is_spec_v2"[, default])`, the name held in a string; the
+keyword rename also applies on any receiver (`self.last_batch.filter_batch(...)`), unless the module
+defines a `filter_batch` of its own.
+
 Reported, the read kept (no field of the target means the same):
     MWB158  `can_run_dp_cuda_graph` / `can_run_dp_breakable_cuda_graph` (0.5.19: the batches
             carry `can_run_decode_cuda_graph` / `can_run_dp_prefill_cuda_graph` instead),
-            `all_extend_in_batch` (0.5.16), ForwardBatch `num_token_non_padded_cpu` (0.5.20)
+            `all_extend_in_batch` (0.5.16), ForwardBatch `num_token_non_padded_cpu` (0.5.20);
+            also `hasattr(batch, "is_spec_v2")`, a `getattr` of a reported field, and a read of one
+            of these fields on a value not known to be a batch (`b.is_spec_v2` in a comprehension
+            over batches), unless the module defines or writes that name itself
 """
 
 from __future__ import annotations
@@ -80,11 +87,19 @@ class RewriteRemovedFields(MigrationCodemod):
         self._workers: set[str] = set()
         self._skip = False
         self._tests: set[int] = set()  # the `not ...is_none()` tests this pass built
+        self._own_names: set[str] = set()  # names the module defines or writes itself
 
     def visit_Module(self, node: cst.Module) -> None:
         # SGLang's own modules are left alone: the rebase onto the target replaces them.
         self._skip = self.state.location.inside_sglang
         self._workers = set(worker_classes(node, self._skip))
+        self._own_names = {
+            *(f.name.value for f in m.findall(node, m.FunctionDef())),  # type: ignore[attr-defined]
+            *(
+                t.target.attr.value  # type: ignore[attr-defined]
+                for t in m.findall(node, m.AssignTarget(target=m.Attribute()))
+            ),
+        }
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         batches: set[str] = set()
@@ -125,14 +140,7 @@ class RewriteRemovedFields(MigrationCodemod):
             return updated_node  # a write: the field may be the fork's own again
         if field == SPEC_V2_FIELD:
             receiver = cst.ensure_type(original_node.value, cst.Name).value
-            test = cst.ensure_type(cst.parse_expression(SPEC_V2_TEST.format(receiver=receiver)), cst.UnaryOperation)
-            # `not` binds looser than a comparison, an operator or a trailer: parenthesized there.
-            if isinstance(parent, (cst.Comparison, cst.BinaryOperation, cst.Attribute, cst.Subscript, cst.Await)) or (
-                isinstance(parent, cst.UnaryOperation) and not isinstance(parent.operator, cst.Not)
-            ):
-                test = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-            self._tests.add(id(test))
-            return test
+            return self._spec_v2_test(receiver, parent)
         if field in REPORTED_READS:
             self.review(
                 original_node,
@@ -141,6 +149,49 @@ class RewriteRemovedFields(MigrationCodemod):
                 f"{self.state.target_version}; in its place: {REPORTED_READS[field]}",
             )
         return updated_node
+
+    def _spec_v2_test(self, receiver: str, parent: cst.CSTNode | None) -> cst.BaseExpression:
+        test = cst.ensure_type(cst.parse_expression(SPEC_V2_TEST.format(receiver=receiver)), cst.UnaryOperation)
+        # `not` binds looser than a comparison, an operator or a trailer: parenthesized there.
+        if isinstance(parent, (cst.Comparison, cst.BinaryOperation, cst.Attribute, cst.Subscript, cst.Await)) or (
+            isinstance(parent, cst.UnaryOperation) and not isinstance(parent.operator, cst.Not)
+        ):
+            test = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        self._tests.add(id(test))
+        return test
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        """A reported field read on a value not known to be a batch: reported, never rewritten."""
+        field = node.attr.value
+        if self._skip or field not in self._removed or field not in (SPEC_V2_FIELD, *REPORTED_READS):
+            return
+        if field in self._own_names or self._holds(node.value, field):
+            return
+        parent = self.parent(node)
+        if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.Del)) or (
+            isinstance(parent, cst.AnnAssign) and parent.target is node
+        ):
+            return
+        self.review(
+            node,
+            "MWB158",
+            f"`{field}` read on a value not known to be a batch: if it is one, SGLang {self._removed[field]} "
+            f"removed the field and this raises AttributeError on {self.state.target_version}; in its place: "
+            f"{REPORTED_READS.get(field, '`not <batch>.spec_algorithm.is_none()`')}",
+        )
+
+    def _string_field(self, call: cst.Call) -> tuple[str, str] | None:
+        """(`getattr`/`hasattr`, the field) for such a call on a name that holds a batch, with the
+        field a constant the target removed."""
+        if not isinstance(call.func, cst.Name) or call.func.value not in ("getattr", "hasattr") or len(call.args) < 2:
+            return None
+        name = call.args[1].value
+        if not isinstance(name, cst.SimpleString) or call.args[0].keyword or call.args[1].keyword:
+            return None
+        field = name.evaluated_value
+        if not isinstance(field, str) or field not in self._removed or not self._holds(call.args[0].value, field):
+            return None
+        return call.func.value, field
 
     def leave_UnaryOperation(
         self, original_node: cst.UnaryOperation, updated_node: cst.UnaryOperation
@@ -153,10 +204,19 @@ class RewriteRemovedFields(MigrationCodemod):
         return updated_node
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        by_string = self._string_field(original_node)
+        if by_string is not None:
+            return self._by_string(original_node, updated_node, *by_string)
         func = original_node.func
-        if not isinstance(func, cst.Attribute) or not self._holds(func.value, func.attr.value):
+        if not isinstance(func, cst.Attribute):
             return updated_node
         method = func.attr.value
+        renames_anywhere = not self._skip and method not in self._own_names
+        if not self._holds(func.value, method) and not (
+            renames_anywhere
+            and any(a.keyword is not None and (method, a.keyword.value) in self._renamed for a in original_node.args)
+        ):
+            return updated_node
         args = [
             arg.with_changes(keyword=cst.Name(self._renamed[(method, arg.keyword.value)]))
             if arg.keyword is not None and (method, arg.keyword.value) in self._renamed
@@ -164,3 +224,17 @@ class RewriteRemovedFields(MigrationCodemod):
             for arg in updated_node.args
         ]
         return updated_node.with_changes(args=args)
+
+    def _by_string(self, original: cst.Call, updated: cst.Call, builtin: str, field: str) -> cst.BaseExpression:
+        receiver = original.args[0].value
+        if builtin == "getattr" and field == SPEC_V2_FIELD and isinstance(receiver, cst.Name):
+            return self._spec_v2_test(receiver.value, self.parent(original))
+        where = REPORTED_READS.get(field, "`not <batch>.spec_algorithm.is_none()`")
+        self.review(
+            original,
+            "MWB158",
+            f"`{builtin}` of `{field}`: SGLang {self._removed[field]} removed the field, so on "
+            f"{self.state.target_version} this gives {'False' if builtin == 'hasattr' else 'its default or raises'}; "
+            f"in its place: {where}",
+        )
+        return updated
