@@ -389,8 +389,9 @@ def rewrite(
     explicit_target = flag_target is not None or config.target_version is not None
     contract_state = _ContractState()
     contract = None
-    if (contract_check if contract_check is not None else explicit_target) and stdin_data is None:
-        contract = _contract_check(derived.source if derived else target, display_root(paths), contract_state, console)
+    if contract_check if contract_check is not None else explicit_target:
+        checked_root = display_root([Path(stdin_filename)] if stdin_data is not None else paths)
+        contract = _contract_check(derived.source if derived else target, checked_root, contract_state, console)
 
     bars: list[Progress] = []  # the bar the factory started, stopped whatever happens
 

@@ -251,7 +251,32 @@ def worker_classes(module: cst.Module, inside_sglang: bool) -> dict[str, WorkerC
             )
         if entry is not None:
             found[name] = entry
+    found.update(_mixins(classes, found))
     return found
+
+
+def _mixins(classes: dict[str, cst.ClassDef], workers: dict[str, WorkerClass]) -> dict[str, WorkerClass]:
+    """Mixins of the module that override the worker method: `class W(Mixin, EAGLEWorkerV2)` runs
+    `Mixin.forward_batch_generation` as W's, and its `super()` reaches what W's own base is (the
+    mixin has no base of its own). A mixin mixed into workers of different kinds stays unknown."""
+    found: dict[str, WorkerClass] = {}
+    conflicting: set[str] = set()
+    for name, node in classes.items():
+        worker = workers.get(name)
+        if worker is None:
+            continue
+        for arg in node.bases:
+            local = arg.value.value if isinstance(arg.value, cst.Name) else None
+            if local is None or local in workers or local not in classes:
+                break  # the mixins come first; from the worker base on, MRO leaves them
+            mixin = classes[local]
+            if mixin.bases or not _defines_worker_method(mixin):
+                continue
+            entry = WorkerClass(worker.kind, worker.base, worker.base_kind)
+            if found.get(local, entry) != entry:
+                conflicting.add(local)
+            found[local] = entry
+    return {name: entry for name, entry in found.items() if name not in conflicting}
 
 
 def worker_boundaries(since: str) -> tuple[str, ...]:

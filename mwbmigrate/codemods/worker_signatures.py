@@ -122,6 +122,8 @@ class MatchWorkerCallers(MigrationCodemod):
             return None
         worker = self._workers.get(cls.name.value)
         params = node.params
+        if worker is not None and isinstance(params.star_kwarg, cst.Param):
+            self._swallowed(node, worker, params.star_kwarg.name.value)
         if worker is None or params.star_kwarg is not None or len(params.posonly_params) + len(params.params) < 2:
             return None
         taken = {p.name.value for p in all_params(params)}
@@ -129,6 +131,27 @@ class MatchWorkerCallers(MigrationCodemod):
             p for p in caller_parameters(worker, self.state.target_version) if p.name not in taken and p.default
         )
         return _Override(worker, added) if added else None
+
+    def _swallowed(self, node: cst.FunctionDef, worker: WorkerClass, mapping: str) -> None:
+        """An override whose `**mapping` takes what SGLang passes, but never hands the mapping on:
+        what the worker must act on is dropped (MWB159)."""
+        spread = m.findall(node.body, m.Arg(star="**", value=m.Name(mapping)))
+        if spread:
+            return
+        taken = {p.name.value for p in all_params(node.params)}
+        dropped = [
+            p.name
+            for p in caller_parameters(worker, self.state.target_version)
+            if p.name in ACTED_ON and p.name not in taken
+        ]
+        if dropped:
+            self.review(
+                node,
+                "MWB159",
+                f"`**{mapping}` takes {', '.join(f'`{n}`' for n in dropped)} from SGLang "
+                f"{self.state.target_version} but nothing hands `{mapping}` on: dropped here "
+                f"({'; '.join(ACTED_ON[n] for n in dropped)})",
+            )
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         frame = self._frames[-1] if self._frames else None
@@ -197,7 +220,7 @@ class MatchWorkerCallers(MigrationCodemod):
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         frame = self._frames.pop()
         if frame is None:
-            return updated_node
+            return self._wrapper(original_node, updated_node)
         params = updated_node.params
         for param in frame.added:
             params = _with_parameter(params, param)
@@ -223,6 +246,61 @@ class MatchWorkerCallers(MigrationCodemod):
             + (f" ({handed})" if handed else ""),
         )
         return grown
+
+    def _wrapper(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        """A class of no base whose worker method hands the batch to one inner worker's
+        (`self.inner.forward_batch_generation(batch)`): installed as a worker by composition, of a
+        kind nothing here tells. It takes `**kwargs` and hands them on, so whatever SGLang's caller
+        passes reaches the worker it wraps (on 0.5.12 nothing else was passed: the same)."""
+        owner = self.parent(original)
+        cls = self.parent(owner) if isinstance(owner, cst.IndentedBlock) else None
+        if original.name.value != WORKER_METHOD or not isinstance(cls, cst.ClassDef) or cls.bases:
+            return updated
+        if cls.name.value in self._workers or not isinstance(self.parent(cls), cst.Module):
+            return updated
+        params = updated.params
+        positional = [*params.posonly_params, *params.params]
+        if isinstance(params.star_kwarg, cst.Param) or isinstance(params.star_arg, cst.Param) or len(positional) != 2:
+            return updated
+        batch = positional[1].name.value
+        annotation = positional[1].annotation
+        if batch not in ("batch", "model_worker_batch") and not (
+            annotation is not None
+            and m.matches(annotation.annotation, m.Name("ScheduleBatch") | m.Name("ModelWorkerBatch"))
+        ):
+            return updated
+        inner = m.Call(
+            func=m.Attribute(value=~m.Name("self") & ~m.Call(func=m.Name("super")), attr=m.Name(WORKER_METHOD)),
+            args=[m.Arg(value=m.Name(batch), keyword=None, star="")],
+        )
+        calls = m.findall(updated.body, m.Call(func=m.Attribute(attr=m.Name(WORKER_METHOD))))
+        if len(calls) != 1 or not m.matches(calls[0], inner):
+            return updated
+        taken = {p.name.value for p in all_params(params)}
+        mapping = next(n for n in ("kwargs", "forward_kwargs", "_kwargs") if n not in taken)
+        call = cst.ensure_type(calls[0], cst.Call)
+        handed = call.with_changes(
+            args=[
+                call.args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                cst.Arg(value=cst.Name(mapping), star="**"),
+            ]
+        )
+        body = updated.body.deep_replace(call, handed)
+        assert isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite))
+        last = positional[-1]
+        grown = params.with_changes(
+            params=[*params.params[:-1], last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))]
+            if params.params
+            else params.params,
+            star_kwarg=cst.Param(name=cst.Name(mapping)),
+        )
+        self.review(
+            original,
+            "MWB157",
+            f"`{WORKER_METHOD}` now takes `**{mapping}` and hands it to the worker it wraps: SGLang "
+            f"{self.state.target_version} passes keywords that only that worker knows",
+        )
+        return updated.with_changes(params=grown, body=body)
 
 
 def _parameter(param: CallerParameter) -> cst.Param:

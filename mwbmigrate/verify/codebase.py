@@ -62,8 +62,12 @@ class Codebase:
         self._facts: dict[str, ModuleFacts] = {}
         self._saved = 0
         stamps: list[tuple[str, int, int]] = []
-        for path in [only] if only is not None else self._walk(root):
-            name, is_package = module_name(root, path.relative_to(root))
+        # A file only the overlay has (a module read on stdin, named where it would live) is part of the tree too.
+        absent = [p for p in self._overlay if not p.exists() and root.resolve() in p.parents]
+        for path in [only] if only is not None else [*self._walk(root), *absent]:
+            name, is_package = module_name(
+                root, path.relative_to(root) if path.is_relative_to(root) else path.relative_to(root.resolve())
+            )
             if not name or name in self.files:
                 continue
             self.files[name] = path

@@ -122,7 +122,10 @@ class OldBatch(OldScheduleBatch):
         return self.enable_overlap and not self.spec_algorithm.is_none()
 
     def filter_batch(  # type: ignore[override]
-        self, chunked_req_to_exclude: Any = None, keep_indices: list[int] | None = None
+        self,
+        chunked_req_to_exclude: Any = None,
+        keep_indices: list[int] | None = None,
+        v1_spec_info_filtered: bool = False,
     ) -> None:
         _filter(self, chunked_req_to_exclude, keep_indices)
 

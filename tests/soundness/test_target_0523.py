@@ -1,6 +1,9 @@
 """Fork programs written for SGLang 0.5.12, migrated with `--target-version 0.5.23` and run on the
 0.5.23 stand-in (`standins_0523`): each ends `same`, `reported` (a hazard names the site) or
-`refused` (the file left as it was, with a reason), as its header says; never `silent`."""
+`refused` (the file left as it was, with a reason), as its header says; never `silent`.
+
+The rewrite is `rewrite --target-version 0.5.23` whole: both passes, then the contract step against
+the real 0.5.23 release (its wheel, downloaded once, as the corpus tests keep it)."""
 
 from __future__ import annotations
 
@@ -12,8 +15,10 @@ import pytest
 
 from mwbmigrate.engine.transform import TransformOptions
 from tests.soundness import standins
-from tests.soundness.harness import CASE_PATH, Migration, migrate
+from tests.soundness.harness import CASE_PATH, Migration
 from tests.soundness.standins_0523 import NEW, OLD, installed
+
+pytestmark = pytest.mark.corpus
 
 TARGET = "0.5.23"
 CASES = sorted((Path(__file__).parent / "cases_0523").glob("*.py"))
@@ -31,8 +36,35 @@ def observe(text: str, version: str) -> list[Any]:
         return [*standins.LOG, ending]
 
 
+def rewrite(text: str) -> Migration:
+    """`mwbmigrate rewrite --target-version 0.5.23` on the program alone in a folder."""
+    import tempfile
+
+    from mwbmigrate.engine.runner import run_rewrite
+    from mwbmigrate.verify.against import breaks_by_file, check_rewritten
+    from mwbmigrate.verify.release import locate_release
+    from sglang_corpus import sglang_tree
+
+    release = locate_release(str(sglang_tree(TARGET)))
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "plugin").mkdir()
+        (root / "plugin" / "case.py").write_text(text, encoding="utf-8")
+        summary = run_rewrite(
+            [root],
+            TransformOptions(target_version=TARGET),
+            jobs=1,
+            contract=lambda texts, checked: breaks_by_file(check_rewritten(root, release, texts, checked)),
+        )
+    (result,) = summary.results
+    if result.error is not None:
+        return Migration(text, (), result.error)
+    codes = tuple(sorted({item.code for item in result.review_items if item.kind == "hazard"}))
+    return Migration(result.rewritten if result.rewritten is not None else text, codes)
+
+
 def judge(text: str) -> tuple[str, Migration, list[Any], list[Any]]:
-    migration = migrate(text, TransformOptions(target_version=TARGET))
+    migration = rewrite(text)
     if migration.refused:
         return "refused", migration, [], []
     old, new = observe(text, OLD), observe(migration.text, NEW)

@@ -1,0 +1,65 @@
+"""`rewrite --target-version 0.5.23`, then `verify --against 0.5.23`: every mismatch verify finds in
+a migrated fork program sits on a statement the rewrite marked.
+
+Over every 0.5.23 differential case (`tests/soundness/cases_0523`) and `examples/fork`, each
+migrated as `rewrite` does it, its contract step included, then checked as `verify --against
+0.5.23 --allow-review-markers` checks it: nothing is left unmarked. Without the contract step the
+same check finds unmarked mismatches, so the step is what closes them.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mwbmigrate.engine.apply import write_result
+from mwbmigrate.engine.runner import run_rewrite
+from mwbmigrate.engine.transform import TransformOptions
+from mwbmigrate.verify.against import _on_marked_statement, breaks_by_file, check_against, check_rewritten
+from mwbmigrate.verify.release import locate_release
+from sglang_corpus import REPO_ROOT, sglang_tree
+
+pytestmark = pytest.mark.corpus
+
+RELEASE = "0.5.23"
+CASES = sorted((REPO_ROOT / "tests" / "soundness" / "cases_0523").glob("*.py"))
+
+
+def _migrated(tmp_path: Path, source: Path, contract: bool) -> Path:
+    root = tmp_path / ("with" if contract else "without")
+    if source.is_dir():
+        shutil.copytree(source, root / source.name)
+    else:
+        (root / "plugin").mkdir(parents=True)
+        shutil.copy(source, root / "plugin" / "module.py")
+    release = locate_release(str(sglang_tree(RELEASE)))
+    summary = run_rewrite(
+        [root],
+        TransformOptions(target_version=RELEASE),
+        jobs=1,
+        contract=(lambda texts, checked: breaks_by_file(check_rewritten(root, release, texts, checked)))
+        if contract
+        else None,
+    )
+    for result in summary.changed:
+        assert write_result(result) is None
+    return root
+
+
+def _unmarked(root: Path) -> list[str]:
+    report = check_against(root, locate_release(str(sglang_tree(RELEASE))))
+    return [m.render() for m in report.mismatches if not _on_marked_statement(m)]
+
+
+@pytest.mark.parametrize("source", [*CASES, REPO_ROOT / "examples" / "fork"], ids=lambda p: p.stem)
+def test_every_mismatch_is_on_a_marked_statement(tmp_path, source):
+    assert _unmarked(_migrated(tmp_path, source, contract=True)) == []
+
+
+def test_without_the_contract_step_some_are_not(tmp_path):
+    unmarked = [line for case in CASES for line in _unmarked(_migrated(tmp_path / case.stem, case, contract=False))]
+    assert any("filter_batch" in line or "does not define" in line or "does not take" in line for line in unmarked), (
+        unmarked
+    )
