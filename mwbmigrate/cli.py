@@ -213,7 +213,7 @@ def _contract_check(release_name: str, root: Path, state: _ContractState, consol
 
     def check(texts: Mapping[Path, bytes], checked: frozenset[Path]) -> Mapping[Path, Sequence[tuple[int, str]]]:
         if not checked:
-            state.note = "no parsed file outside SGLang's own modules to check against the target's contract"
+            state.note = "no file outside SGLang's own modules to check against the target's contract"
             return {}
         try:
             release = locate_release(release_name)
@@ -224,7 +224,7 @@ def _contract_check(release_name: str, root: Path, state: _ContractState, consol
         mismatches = check_rewritten(root, release, texts, checked)
         state.note = (
             f"checked against SGLang {release.label} (read from {release.root}): "
-            f"{len(mismatches)} break{'' if len(mismatches) == 1 else 's'} in {len(checked)} parsed file"
+            f"{len(mismatches)} break{'' if len(mismatches) == 1 else 's'} in {len(checked)} file"
             f"{'' if len(checked) == 1 else 's'} outside SGLang's own modules, each marked MWB185 unless a rule "
             "marked its statement"
         )

@@ -252,6 +252,8 @@ class MatchWorkerCallers(MigrationCodemod):
         (`self.inner.forward_batch_generation(batch)`): installed as a worker by composition, of a
         kind nothing here tells. It takes `**kwargs` and hands them on, so whatever SGLang's caller
         passes reaches the worker it wraps (on 0.5.12 nothing else was passed: the same)."""
+        if self.state.location.inside_sglang:
+            return updated  # SGLang's own classes: the rebase onto the target replaces them
         owner = self.parent(original)
         cls = self.parent(owner) if isinstance(owner, cst.IndentedBlock) else None
         if original.name.value != WORKER_METHOD or not isinstance(cls, cst.ClassDef) or cls.bases:

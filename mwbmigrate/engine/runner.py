@@ -291,26 +291,26 @@ def _contract_pass(
     jobs: int,
 ) -> int:
     """Mark the statements where the target's contract still finds a break (contract-breaks);
-    `results` updated in place. Returns how many breaks the check found in the parsed files."""
+    `results` updated in place. Returns how many breaks the check found.
+
+    Checked: every file of the run outside SGLang's own modules (a rebase onto the target replaces
+    those; their text still serves to resolve what the fork imports), the parsed ones as the run
+    leaves them, the others as they are: what `verify --against` sees in the tree, nothing less."""
     texts: dict[Path, bytes] = {}
     indexes: dict[Path, int] = {}
+    checked: set[Path] = set()
     for index, result in enumerate(results):
-        if not result.parsed or result.status is FileStatus.FAILED:
+        if result.status is FileStatus.FAILED:
             continue
-        final = _final_bytes(result, first.data.get(index))
-        if final is not None:
-            path = Path(result.path).resolve()
-            texts[path], indexes[path] = final, index
-    # SGLang's own modules are not checked: rebasing onto the target replaces them (their text
-    # still serves to resolve what the fork's modules import).
-    checked = frozenset(
-        path
-        for path, index in indexes.items()
-        if not ModuleLocation(
-            Path(results[index].path).as_posix(), options_of(results[index]).extra_modules
-        ).inside_sglang
-    )
-    breaks = check(texts, checked)
+        path = Path(result.path).resolve()
+        indexes[path] = index
+        if result.parsed:
+            final = _final_bytes(result, first.data.get(index))
+            if final is not None:
+                texts[path] = final
+        if not ModuleLocation(Path(result.path).as_posix(), options_of(result).extra_modules).inside_sglang:
+            checked.add(path)
+    breaks = check(texts, frozenset(checked))
     work: list[tuple[int, _PassTwo, int]] = []
     for path, lines in breaks.items():
         found = indexes.get(path)
@@ -318,7 +318,7 @@ def _contract_pass(
             continue
         result = results[found]
         options = replace(options_of(result), contract_breaks=tuple(sorted(set(lines))), elide=False)
-        work.append((found, (result, options, first.data.get(found)), len(texts[path])))
+        work.append((found, (result, options, first.data.get(found)), len(texts.get(path, b""))))
     for index, marked in _map(_contract_one, work, jobs, None).items():
         results[index] = marked
     return sum(len(lines) for lines in breaks.values())
@@ -326,11 +326,14 @@ def _contract_pass(
 
 def _contract_one(item: _PassTwo) -> FileResult:
     before, options, data = item
-    text = before.rewritten
+    try:
+        text = _text_after_pass_one(before, data)  # a file the passes left unparsed is read now
+    except UnreadableFile:
+        return before
     marked = transform_file(
         Path(before.path), before.display_path, options, CONTRACT_PASS_CODEMODS, source_text=text, data=data
     )
-    if marked.status is FileStatus.FAILED or (text is None and marked.status is FileStatus.UNCHANGED):
+    if marked.status is FileStatus.FAILED or (before.rewritten is None and marked.status is FileStatus.UNCHANGED):
         return before
     items = tuple(sorted(before.review_items + marked.review_items, key=lambda i: (i.line, i.column)))
     return replace(

@@ -30,6 +30,10 @@ Three kinds of mismatch, each printed with `file:line` of the tree and of the re
   attributes are its fields, class attributes, properties, methods, what its methods store on
   `self` (or on instances they build), those of its bases, and what the release itself stores on
   such values elsewhere.
+* **import**: a module-level `from sglang.X import Y` that always runs (not under `if`, `try`,
+  `with` or a loop) names a module the release does not have (and the tree does not either), or a
+  name the release's module does not bind (nor has as a submodule; a module with a star import or
+  a module `__getattr__` answers any name): `BaseDraftWorker`, renamed in 0.5.14.
 """
 
 from __future__ import annotations
@@ -65,7 +69,7 @@ _TARGET_RECEIVERS = frozenset({"target_worker", "_target_worker", "tp_worker"})
 
 @dataclass(frozen=True)
 class Mismatch:
-    kind: str  # "worker-signature", "call", "attribute"
+    kind: str  # "worker-signature", "call", "attribute", "import"
     path: str
     line: int
     release_path: str
@@ -75,7 +79,8 @@ class Mismatch:
 
     def render(self) -> str:
         also = f" (and {self.more} more)" if self.more else ""
-        return f"{self.path}:{self.line}: {self.kind}: {self.message} [release: {self.release_path}:{self.release_line}{also}]"
+        where = f" [release: {self.release_path}:{self.release_line}{also}]" if self.release_path else ""
+        return f"{self.path}:{self.line}: {self.kind}: {self.message}{where}"
 
 
 @dataclass
@@ -393,6 +398,7 @@ class _Check:
         for module in modules:
             self._calls(module)
             self._attributes(module)
+            self._imports(module)
 
     # -- worker signatures --------------------------------------------------------------------
     def _plugins(self, modules: list[ModuleFacts]) -> set[tuple[str, str]]:
@@ -702,6 +708,41 @@ class _Check:
                                 key = (function.qualname, f"{typed.name}.{use.attr}", use.call)
                                 self._bind(module, use.line, text, use.call, found[1], signature, label, key)
 
+    def _imports(self, module: ModuleFacts) -> None:
+        """`from sglang.X import Y` at module level, run unconditionally: the release must have
+        module X and bind Y in it (or have a submodule X.Y). A module the release lacks but the tree
+        has is the tree's own; a module with a star import or a module `__getattr__` answers any
+        name. An SGLang module's import the release's copy makes too is the release's own."""
+        released = (
+            self.release.module(module.name) if is_sglang(module.name) and self.release.has(module.name) else None
+        )
+        own = {(b.target, b.attr) for bs in (released.bindings.values() if released else ()) for b in bs}
+        for bindings in module.bindings.values():
+            for binding in bindings:
+                if binding.kind != "from" or binding.conditional or not is_sglang(binding.target):
+                    continue
+                self.counts["imports"] = self.counts.get("imports", 0) + 1
+                message = self._import_problem(binding.target, binding.attr)
+                if message is None:
+                    continue
+                mismatch = Mismatch("import", self.here(module), binding.line, "", 0, message)
+                if (binding.target, binding.attr) in own:
+                    self.latent.append(mismatch)
+                else:
+                    self.mismatches.append(mismatch)
+
+    def _import_problem(self, target: str, attr: str) -> Optional[str]:
+        if self.release.has(target):
+            facts = self.release.module(target)
+            if facts is None or facts.star_imports or "__getattr__" in facts.bindings or attr in facts.bindings:
+                return None
+            if self.release.has(f"{target}.{attr}") or f"{target}.{attr}" in self.release.prefixes:
+                return None
+            return f"SGLang {self.label}'s `{target}` does not define `{attr}`"
+        if self.tree.has(target) or target in self.release.prefixes or target in self.tree.prefixes:
+            return None
+        return f"SGLang {self.label} has no module `{target}` (imported for `{attr}`)"
+
     def _worker_override(self, module: ModuleFacts, function: FuncFacts) -> bool:
         """An unannotated `batch` counts in a worker's `forward_batch_*` override only."""
         class_name, _, method = function.qualname.rpartition(".")
@@ -756,7 +797,14 @@ def check_rewritten(
         release_codebase.load_facts(saved_facts)
     tree = Codebase(root, overlay=texts)
     by_path = {path.resolve(): name for name, path in tree.files.items()}
-    only = frozenset(by_path[path] for path in (texts if checked is None else checked) if path in by_path)
+    # What can reach SGLang, as `run` scans for it: a module naming it, importing relatively or
+    # holding a worker's forward.
+    needles = (b"sglang", b"from .", b"import .", b"forward_batch")
+    only = frozenset(
+        by_path[path]
+        for path in (texts if checked is None else checked)
+        if path in by_path and any(n in tree.source(by_path[path]) for n in needles)
+    )
     check = _Check(tree, release_model(release_codebase), release.label, f"{root}/", only)
     check.run()
     release_codebase.save_facts(saved_facts)

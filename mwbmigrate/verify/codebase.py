@@ -26,7 +26,7 @@ from mwbmigrate.verify.facts import NEEDLES, ClassFacts, FuncFacts, ModuleFacts,
 
 __all__ = ["ClassRef", "Codebase", "FuncRef", "ModRef", "Ref", "Resolver", "is_sglang"]
 
-_FACTS_FORMAT = 1
+_FACTS_FORMAT = 2
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
 _SAFE_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol"})
 

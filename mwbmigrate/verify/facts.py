@@ -231,6 +231,8 @@ class Binding:
     kind: str
     target: str = ""
     attr: str = ""
+    line: int = 0
+    conditional: bool = False  # inside an `if`, `try`, `with` or loop at module level: may not run
 
 
 @dataclass
@@ -479,7 +481,7 @@ class _Extractor:
             if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self._calls(_walk_module_code(statement), None, "", None, set())
 
-    def _module_bindings(self, body: Iterable[ast.stmt]) -> None:
+    def _module_bindings(self, body: Iterable[ast.stmt], conditional: bool = False) -> None:
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._bind(node.name, Binding("function", node.name))
@@ -498,9 +500,10 @@ class _Extractor:
                     if alias.name == "*":
                         self.facts.star_imports.append(module)
                     else:
-                        self._bind(alias.asname or alias.name, Binding("from", module, alias.name))
+                        binding = Binding("from", module, alias.name, node.lineno, conditional)
+                        self._bind(alias.asname or alias.name, binding)
             elif isinstance(node, (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.While)):
-                self._module_bindings(self._blocks(node))
+                self._module_bindings(self._blocks(node), conditional=True)
             elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 if isinstance(node, ast.AnnAssign) and node.value is None:

@@ -338,6 +338,10 @@ def modules(version: str) -> dict[str, types.ModuleType]:
         },
         "sglang.srt.speculative": {"__path__": []},
         "sglang.srt.speculative.eagle_worker_v2": {"EAGLEWorkerV2": eagle},
+        # 0.5.14 renamed the draft workers' base, with no alias.
+        "sglang.srt.speculative.base_spec_worker": {
+            ("BaseDraftWorker" if old else "EagleDraftWorkerBase"): type("DraftBase", (), {})
+        },
         "sglang.srt.speculative.spec_info": {"SpeculativeAlgorithm": SpeculativeAlgorithm},
         "sglang.standin": {
             "make_batch": make_batch,

@@ -21,6 +21,7 @@ from tests.soundness.standins_0523 import NEW, OLD, installed
 pytestmark = pytest.mark.corpus
 
 TARGET = "0.5.23"
+STANDIN = "`sglang.standin`"  # the stand-in's own helpers, which no release has: not the program's break
 CASES = sorted((Path(__file__).parent / "cases_0523").glob("*.py"))
 _EXPECT = re.compile(r"^# expect: (same|reported|refused)((?: MWB\d+)*)\s*$", re.MULTILINE)
 
@@ -54,7 +55,9 @@ def rewrite(text: str) -> Migration:
             [root],
             TransformOptions(target_version=TARGET),
             jobs=1,
-            contract=lambda texts, checked: breaks_by_file(check_rewritten(root, release, texts, checked)),
+            contract=lambda texts, checked: breaks_by_file(
+                m for m in check_rewritten(root, release, texts, checked) if STANDIN not in m.message
+            ),
         )
     (result,) = summary.results
     if result.error is not None:
