@@ -49,6 +49,10 @@ REPORTED_READS: dict[str, str] = {
 }
 FORWARD_BATCH_ONLY = frozenset({"num_token_non_padded_cpu"})
 _SCHEDULE_BATCH = re.compile(r"\bScheduleBatch\b")
+# A parameter that holds batches: `list[ScheduleBatch]`, `Sequence[ScheduleBatch]`, `tuple[ScheduleBatch, ...]`.
+_BATCH_LIST = re.compile(
+    r"^(?:\w+\.)*(?:list|List|Sequence|Iterable|tuple|Tuple)\[\s*ScheduleBatch\s*(?:,\s*\.\.\.\s*)?\]$"
+)
 _FORWARD_BATCH = re.compile(r"\bForwardBatch\b")
 
 
@@ -67,6 +71,27 @@ class _Bindings(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         if m.matches(node.value, m.Call(func=m.Attribute(value=m.Name("ForwardBatch"), attr=m.Name("init_new")))):
             self.forward_batches.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+
+
+def _iterated(body: cst.BaseSuite, lists: set[str]) -> set[str]:
+    """Names a `for` (a loop or a comprehension) binds from one of `lists`, bound nowhere else."""
+    if not lists:
+        return set()
+    loops = [
+        *m.findall(body, m.For(target=m.Name(), iter=m.Name())),
+        *m.findall(body, m.CompFor(target=m.Name(), iter=m.Name())),
+    ]
+    found = {
+        cst.ensure_type(loop.target, cst.Name).value  # type: ignore[attr-defined]
+        for loop in loops
+        if cst.ensure_type(loop.iter, cst.Name).value in lists  # type: ignore[attr-defined]
+    }
+    targets = [
+        cst.ensure_type(loop.target, cst.Name).value  # type: ignore[attr-defined]
+        for loop in loops
+    ]
+    bound = {t.target.value for t in m.findall(body, m.AssignTarget(target=m.Name()))}  # type: ignore[attr-defined]
+    return {name for name in found if targets.count(name) == 1 and name not in bound}
 
 
 class RewriteRemovedFields(MigrationCodemod):
@@ -113,6 +138,12 @@ class RewriteRemovedFields(MigrationCodemod):
                 forwards.add(param.name.value)
         if node.name.value == WORKER_METHOD and self.enclosing_class() in self._workers and len(params) > 1:
             batches.add(params[1].name.value)
+        lists = {
+            p.name.value
+            for p in params
+            if p.annotation and _BATCH_LIST.match(cst.Module([]).code_for_node(p.annotation.annotation))
+        }
+        batches |= _iterated(node.body, lists)
         scan = _Bindings()
         node.body.visit(scan)
         self._frames.append((batches, forwards | scan.forward_batches))

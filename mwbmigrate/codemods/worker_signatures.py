@@ -107,10 +107,13 @@ class MatchWorkerCallers(MigrationCodemod):
         self._default_indent = "    "
         self._indents: list[str] = []
         self._grown: set[int] = set()  # ids of calls given a keyword: laid out again when too long
+        self._handed_mapping: dict[int, str] = {}  # overrides whose `**mapping` super() gets (by id)
+        self._patched: dict[str, str | None] = {}  # module function installed as a worker method -> the saved original
 
     def visit_Module(self, node: cst.Module) -> None:
         self._default_indent = node.default_indent
         self._workers = worker_classes(node, self.state.location.inside_sglang)
+        self._patched = _patched_worker_methods(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._frames.append(self._override(node))
@@ -133,25 +136,52 @@ class MatchWorkerCallers(MigrationCodemod):
         return _Override(worker, added) if added else None
 
     def _swallowed(self, node: cst.FunctionDef, worker: WorkerClass, mapping: str) -> None:
-        """An override whose `**mapping` takes what SGLang passes, but never hands the mapping on:
-        what the worker must act on is dropped (MWB159)."""
-        spread = m.findall(node.body, m.Arg(star="**", value=m.Name(mapping)))
-        if spread:
+        """An override whose `**mapping` takes what SGLang passes but never hands the mapping on.
+        With one call to its base's forward (`super()`) that takes every such keyword, the mapping
+        is handed on there (on 0.5.12 the caller passed nothing else, so nothing changes); else
+        what the worker must act on is dropped, reported (MWB159)."""
+        if m.findall(node.body, m.Arg(star="**", value=m.Name(mapping))):
             return
         taken = {p.name.value for p in all_params(node.params)}
-        dropped = [
-            p.name
-            for p in caller_parameters(worker, self.state.target_version)
-            if p.name in ACTED_ON and p.name not in taken
-        ]
-        if dropped:
-            self.review(
-                node,
-                "MWB159",
-                f"`**{mapping}` takes {', '.join(f'`{n}`' for n in dropped)} from SGLang "
-                f"{self.state.target_version} but nothing hands `{mapping}` on: dropped here "
-                f"({'; '.join(ACTED_ON[n] for n in dropped)})",
-            )
+        passed = [p.name for p in caller_parameters(worker, self.state.target_version) if p.name not in taken]
+        dropped = [name for name in passed if name in ACTED_ON]
+        if not dropped:
+            return
+        calls = m.findall(node.body, m.Call(func=m.Attribute(attr=m.Name(WORKER_METHOD))))
+        if (
+            len(calls) == 1
+            and m.matches(calls[0], m.Call(func=_SUPER_CALL))
+            and all(accepts(worker, name, self.state.target_version, through_super=True) for name in passed)
+            and not any(isinstance(a, cst.Arg) and a.star for a in cst.ensure_type(calls[0], cst.Call).args)
+        ):
+            self._handed_mapping[id(node)] = mapping
+            return
+        self.review(
+            node,
+            "MWB159",
+            f"`**{mapping}` takes {', '.join(f'`{n}`' for n in dropped)} from SGLang "
+            f"{self.state.target_version} but nothing hands `{mapping}` on: dropped here "
+            f"({'; '.join(ACTED_ON[n] for n in dropped)})",
+        )
+
+    def _hand_on_mapping(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        mapping = self._handed_mapping.pop(id(original))
+        (call,) = m.findall(updated.body, m.Call(func=_SUPER_CALL))
+        call = cst.ensure_type(call, cst.Call)
+        args = list(call.args)
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        body = updated.body.deep_replace(
+            call, call.with_changes(args=[*args, cst.Arg(value=cst.Name(mapping), star="**")])
+        )
+        assert isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite))
+        self.review(
+            original,
+            "MWB157",
+            f"`**{mapping}` now handed on to `super().{WORKER_METHOD}`: SGLang {self.state.target_version} "
+            "passes keywords through it that the base must act on",
+        )
+        return updated.with_changes(body=body)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         frame = self._frames[-1] if self._frames else None
@@ -219,6 +249,8 @@ class MatchWorkerCallers(MigrationCodemod):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         frame = self._frames.pop()
+        if id(original_node) in self._handed_mapping:
+            return self._hand_on_mapping(original_node, updated_node)
         if frame is None:
             return self._wrapper(original_node, updated_node)
         params = updated_node.params
@@ -248,18 +280,14 @@ class MatchWorkerCallers(MigrationCodemod):
         return grown
 
     def _wrapper(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
-        """A class of no base whose worker method hands the batch to one inner worker's
-        (`self.inner.forward_batch_generation(batch)`): installed as a worker by composition, of a
-        kind nothing here tells. It takes `**kwargs` and hands them on, so whatever SGLang's caller
-        passes reaches the worker it wraps (on 0.5.12 nothing else was passed: the same)."""
+        """A worker method that hands the batch to one other worker's forward, of a kind nothing
+        here tells: a method of a class of no base calling `self.inner.forward_batch_generation(batch)`
+        (a worker installed by composition), or a module function installed over a worker's method
+        (`W.forward_batch_generation = f`) calling the method it saved (`_orig(self, batch)`). It takes
+        `**kwargs` and hands them on, so whatever SGLang's caller passes reaches the worker it wraps
+        (on 0.5.12 nothing else was passed: the same)."""
         if self.state.location.inside_sglang:
-            return updated  # SGLang's own classes: the rebase onto the target replaces them
-        owner = self.parent(original)
-        cls = self.parent(owner) if isinstance(owner, cst.IndentedBlock) else None
-        if original.name.value != WORKER_METHOD or not isinstance(cls, cst.ClassDef) or cls.bases:
-            return updated
-        if cls.name.value in self._workers or not isinstance(self.parent(cls), cst.Module):
-            return updated
+            return updated  # SGLang's own code: the rebase onto the target replaces it
         params = updated.params
         positional = [*params.posonly_params, *params.params]
         if isinstance(params.star_kwarg, cst.Param) or isinstance(params.star_arg, cst.Param) or len(positional) != 2:
@@ -271,23 +299,22 @@ class MatchWorkerCallers(MigrationCodemod):
             and m.matches(annotation.annotation, m.Name("ScheduleBatch") | m.Name("ModelWorkerBatch"))
         ):
             return updated
-        inner = m.Call(
-            func=m.Attribute(value=~m.Name("self") & ~m.Call(func=m.Name("super")), attr=m.Name(WORKER_METHOD)),
-            args=[m.Arg(value=m.Name(batch), keyword=None, star="")],
-        )
-        calls = m.findall(updated.body, m.Call(func=m.Attribute(attr=m.Name(WORKER_METHOD))))
-        if len(calls) != 1 or not m.matches(calls[0], inner):
+        inner = self._wrapped_call(original, positional[0].name.value, batch)
+        if inner is None:
+            return updated
+        calls = m.findall(updated.body, inner)
+        if len(calls) != 1 or len(m.findall(updated.body, m.Call(func=m.Attribute(attr=m.Name(WORKER_METHOD))))) > (
+            1 if self._patched.get(original.name.value) is None else 0
+        ):
             return updated
         taken = {p.name.value for p in all_params(params)}
         mapping = next(n for n in ("kwargs", "forward_kwargs", "_kwargs") if n not in taken)
         call = cst.ensure_type(calls[0], cst.Call)
-        handed = call.with_changes(
-            args=[
-                call.args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-                cst.Arg(value=cst.Name(mapping), star="**"),
-            ]
+        args = list(call.args)
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        body = updated.body.deep_replace(
+            call, call.with_changes(args=[*args, cst.Arg(value=cst.Name(mapping), star="**")])
         )
-        body = updated.body.deep_replace(call, handed)
         assert isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite))
         last = positional[-1]
         grown = params.with_changes(
@@ -299,10 +326,51 @@ class MatchWorkerCallers(MigrationCodemod):
         self.review(
             original,
             "MWB157",
-            f"`{WORKER_METHOD}` now takes `**{mapping}` and hands it to the worker it wraps: SGLang "
-            f"{self.state.target_version} passes keywords that only that worker knows",
+            f"`{original.name.value}` now takes `**{mapping}` and hands it to the worker method it wraps: "
+            f"SGLang {self.state.target_version} passes keywords that only that worker knows",
         )
         return updated.with_changes(params=grown, body=body)
+
+    def _wrapped_call(self, original: cst.FunctionDef, first: str, batch: str) -> m.Call | None:
+        """What `_wrapper` hands the mapping to in `original`, None when it wraps nothing."""
+        owner = self.parent(original)
+        batch_only = [m.Arg(value=m.Name(batch), keyword=None, star="")]
+        if isinstance(owner, cst.Module):
+            saved = self._patched.get(original.name.value)
+            if saved is None:
+                return None
+            return m.Call(func=m.Name(saved), args=[m.Arg(value=m.Name(first), keyword=None, star=""), *batch_only])
+        cls = self.parent(owner) if isinstance(owner, cst.IndentedBlock) else None
+        if original.name.value != WORKER_METHOD or not isinstance(cls, cst.ClassDef) or cls.bases:
+            return None
+        if cls.name.value in self._workers or not isinstance(self.parent(cls), cst.Module):
+            return None
+        return m.Call(
+            func=m.Attribute(value=~m.Name("self") & ~m.Call(func=m.Name("super")), attr=m.Name(WORKER_METHOD)),
+            args=batch_only,
+        )
+
+
+def _patched_worker_methods(module: cst.Module) -> dict[str, str | None]:
+    """Module functions installed over a worker's method at module level (`W.forward_batch_generation
+    = f`) -> the name the original was saved in (`_orig = W.forward_batch_generation`), when saved
+    once; None when it was not."""
+    method = m.Attribute(value=m.Name(), attr=m.Name(WORKER_METHOD))
+    installed: dict[str, str | None] = {}
+    saved: list[str] = []
+    for statement in module.body:
+        if not m.matches(statement, m.SimpleStatementLine(body=[m.Assign()])):
+            continue
+        assign = cst.ensure_type(cst.ensure_type(statement, cst.SimpleStatementLine).body[0], cst.Assign)
+        if len(assign.targets) != 1:
+            continue
+        target = assign.targets[0].target
+        if m.matches(target, method) and isinstance(assign.value, cst.Name):
+            installed[assign.value.value] = None
+        elif isinstance(target, cst.Name) and m.matches(assign.value, method):
+            saved.append(target.value)
+    original = saved[0] if len(saved) == 1 else None
+    return {name: original for name in installed}
 
 
 def _parameter(param: CallerParameter) -> cst.Param:

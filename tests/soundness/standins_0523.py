@@ -206,7 +206,12 @@ class OldEAGLEWorkerV2(_Worker):
     def forward_batch_generation(self, model_worker_batch: Any) -> tuple[str, int]:
         LOG.append(("spec_forward", None))
         model_worker_batch.capture_hidden_mode = CaptureHiddenMode.FULL
-        return self.target_worker.forward_batch_generation(model_worker_batch)
+        result = self.target_worker.forward_batch_generation(model_worker_batch)
+        self.verify(model_worker_batch)
+        return result
+
+    def verify(self, batch: Any) -> None:
+        LOG.append(("verify", None))
 
 
 class NewEAGLEWorkerV2(_Worker):
@@ -222,9 +227,14 @@ class NewEAGLEWorkerV2(_Worker):
             capture_hidden_mode=CaptureHiddenMode.FULL,
             return_kv_loc_plan=False,
         )
+        # 0.5.23 resolves the grammar state inside verify (the barrier above stands for the draft's).
+        self.verify(batch, grammar_barrier=None)
         if on_publish is not None:
             on_publish(result)
         return result
+
+    def verify(self, batch: Any, pp_proxy_tensors: Any = None, grammar_barrier: Any = None) -> None:
+        LOG.append(("verify", None))
 
 
 def _publish(result: Any) -> None:

@@ -1,5 +1,5 @@
-# expect: reported MWB158
-"""is_spec_v2 read in a comprehension, on names the comprehension binds."""
+# expect: same
+"""is_spec_v2 read in a comprehension, on names it binds from a parameter of batches."""
 
 from sglang.srt.managers.schedule_batch import ScheduleBatch
 from sglang.standin import make_batch

@@ -1,6 +1,6 @@
-# expect: reported MWB159
-"""An override taking **kwargs pops its own keyword and calls super without the rest: it swallows
-on_publish and grammar_barrier."""
+# expect: same
+"""An override taking **kwargs pops its own keyword and calls super without the rest: on 0.5.23 it
+would swallow on_publish and grammar_barrier, so the rest is handed on to super()."""
 
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.srt.speculative.eagle_worker_v2 import EAGLEWorkerV2

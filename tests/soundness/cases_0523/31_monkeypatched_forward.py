@@ -1,4 +1,4 @@
-# expect: reported MWB125
+# expect: same
 """forward_batch_generation replaced by monkeypatching the class."""
 
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch
