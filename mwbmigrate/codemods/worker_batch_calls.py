@@ -39,7 +39,9 @@ from mwbmigrate.analysis.calls import callee_name
 from mwbmigrate.analysis.old_api import OLD_METHOD, OLD_PARAMETER, OVERRIDE_ARGUMENT
 from mwbmigrate.analysis.receivers import call_is_migratable, old_method_call, override_argument
 from mwbmigrate.analysis.window import (
+    REQUEST_FIELDS,
     REQUEST_LISTS,
+    SIGNATURE_WORDS,
     WindowProof,
     changes_request_fields,
     changes_requests,
@@ -140,6 +142,9 @@ class DropWorkerBatchCalls(MigrationCodemod):
     NAME = "worker-batch-calls"
     SUMMARY = "Delete `x = batch.get_model_worker_batch()` and read `batch` wherever `x` was read; overrides become `batch.seq_lens_cpu_cache = E`."
     TRIGGERS = (OLD_METHOD,)
+    # The module-wide scans of a kept snapshot (MWB183) read every body that writes a request field
+    # or reflects on signatures: elision must not leave those out.
+    BODY_WORDS = (*sorted(REQUEST_FIELDS), *SIGNATURE_WORDS)
     REVIEW_CODES = ("MWB101", "MWB141", "MWB142", "MWB182", "MWB183")
     REQUIRES = ("MWB006", *REPORTS)
     METADATA_DEPENDENCIES = (ScopeProvider,)

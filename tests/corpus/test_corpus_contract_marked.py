@@ -62,8 +62,16 @@ def test_every_mismatch_is_on_a_marked_statement(tmp_path, source):
     assert _unmarked(_migrated(tmp_path, source, contract=True)) == []
 
 
+# The cases whose break only the release's contract knows (a dropped keyword, a renamed base, a
+# `verify` override).
+CONTRACT_ONLY = [c for c in CASES if c.name.startswith(("34_", "35_", "39_"))]
+
+
 def test_without_the_contract_step_some_are_not(tmp_path):
-    unmarked = [line for case in CASES for line in _unmarked(_migrated(tmp_path / case.stem, case, contract=False))]
+    assert len(CONTRACT_ONLY) == 3
+    unmarked = [
+        line for case in CONTRACT_ONLY for line in _unmarked(_migrated(tmp_path / case.stem, case, contract=False))
+    ]
     assert any("filter_batch" in line or "does not define" in line or "does not take" in line for line in unmarked), (
         unmarked
     )

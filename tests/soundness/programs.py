@@ -394,7 +394,7 @@ def programs(draw: st.DrawFn, is_async: bool | None = None) -> str:
 # so that pytest-xdist spreads them; each takes its share of the profile's examples.
 settings.register_profile(
     "soundness-ci",
-    max_examples=180,
+    max_examples=120,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
@@ -409,6 +409,6 @@ settings.register_profile(
 
 def shard_settings(share: int, of: int = 4) -> settings:
     """`share` parts in `of` of the examples of the profile `HYPOTHESIS_PROFILE` names (default the
-    derandomized CI profile, 180 examples in all; `soundness-long`: 3000)."""
+    derandomized CI profile, 120 examples in all; `soundness-long`: 3000)."""
     profile = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "soundness-ci"))
     return settings(profile, max_examples=max(1, profile.max_examples * share // of))
