@@ -32,7 +32,7 @@ from mwbmigrate.engine.prefilter import byte_candidate, needs_parsing, prose_onl
 from mwbmigrate.engine.source import UnreadableFile, read_regular_file
 from mwbmigrate.engine.transform import TransformOptions, transform_file
 from mwbmigrate.engine.vendoring import is_vendored, options_for_file, plan_vendoring
-from mwbmigrate.result import FileResult, FileStatus, RunSummary
+from mwbmigrate.result import FileResult, FileStatus, ReviewItem, RunSummary
 
 _KEYWORD_USE = re.compile(r"\b(\w+)\s*=")
 # Below this many candidate files a process pool costs more than it saves.
@@ -69,13 +69,17 @@ def _pass_two(item: _PassTwo) -> FileResult:
     items = tuple(
         replace(i, suggestion=i.suggestion or suggestions.get((i.code, i.message), "")) for i in second.review_items
     )
-    # Findings are each pass's own (never read back off the text): pass 1's, then pass 2's on a line.
-    items = tuple(sorted(first.review_items + items, key=lambda i: (i.line, i.column)))
+    return _after(first, second, items)
+
+
+def _after(earlier: FileResult, later: FileResult, items: tuple[ReviewItem, ...]) -> FileResult:
+    """`later`'s result of a pass run on `earlier`'s text, with both passes' findings and codemods.
+    Findings are each pass's own (never read back off the text): the earlier's, then the later's on a line."""
     return replace(
-        second,
-        review_items=items,
-        applied=tuple(dict.fromkeys(first.applied + second.applied)),
-        renamed_signatures=first.renamed_signatures,
+        later,
+        review_items=tuple(sorted(earlier.review_items + items, key=lambda i: (i.line, i.column))),
+        applied=tuple(dict.fromkeys(earlier.applied + later.applied)),
+        renamed_signatures=earlier.renamed_signatures,
     )
 
 
@@ -335,13 +339,7 @@ def _contract_one(item: _PassTwo) -> FileResult:
     )
     if marked.status is FileStatus.FAILED or (before.rewritten is None and marked.status is FileStatus.UNCHANGED):
         return before
-    items = tuple(sorted(before.review_items + marked.review_items, key=lambda i: (i.line, i.column)))
-    return replace(
-        marked,
-        review_items=items,
-        applied=tuple(dict.fromkeys(before.applied + marked.applied)),
-        renamed_signatures=before.renamed_signatures,
-    )
+    return _after(before, marked, marked.review_items)
 
 
 def run_rewrite(
