@@ -114,37 +114,46 @@ def release_version(root: Path) -> Optional[str]:
 
 
 def download_wheel(version: str, wheel_dir: Path) -> Path:
-    """`pip download --no-deps sglang==VERSION` into `wheel_dir` (once: an existing wheel is reused)."""
+    """`pip download --no-deps sglang==VERSION` into `wheel_dir` (once: an existing wheel is reused).
+
+    pip writes into a private folder first and the wheel is renamed into place, so another process
+    looking for it (a second download of the same release) never sees half a file."""
     existing = sorted(wheel_dir.glob(f"sglang-{version}-*.whl"))
     if existing:
         return existing[0]
     wheel_dir.mkdir(parents=True, exist_ok=True)
-    command = [
-        sys.executable,
-        "-m",
-        "pip",
-        "download",
-        "--no-deps",
-        "--quiet",
-        "--only-binary=:all:",
-        "--python-version",
-        PYTHON_VERSION,
-        "--platform",
-        PLATFORM,
-        "-d",
-        str(wheel_dir),
-        f"sglang=={version}",
-    ]
+    staging = Path(tempfile.mkdtemp(prefix=f".sglang-{version}-", dir=wheel_dir))
     try:
-        completed = subprocess.run(command, capture_output=True, text=True)
-    except OSError as error:
-        raise ReleaseUnavailable(f"pip download sglang=={version} could not run: {error}") from error
-    found = sorted(wheel_dir.glob(f"sglang-{version}-*.whl"))
-    if completed.returncode != 0 or not found:
-        reason = (completed.stderr or completed.stdout).strip().splitlines()
-        tail = reason[-1] if reason else f"exit status {completed.returncode}"
-        raise ReleaseUnavailable(f"pip download sglang=={version} failed: {tail}")
-    return found[0]
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--quiet",
+            "--only-binary=:all:",
+            "--python-version",
+            PYTHON_VERSION,
+            "--platform",
+            PLATFORM,
+            "-d",
+            str(staging),
+            f"sglang=={version}",
+        ]
+        try:
+            completed = subprocess.run(command, capture_output=True, text=True)
+        except OSError as error:
+            raise ReleaseUnavailable(f"pip download sglang=={version} could not run: {error}") from error
+        found = sorted(staging.glob(f"sglang-{version}-*.whl"))
+        if completed.returncode != 0 or not found:
+            reason = (completed.stderr or completed.stdout).strip().splitlines()
+            tail = reason[-1] if reason else f"exit status {completed.returncode}"
+            raise ReleaseUnavailable(f"pip download sglang=={version} failed: {tail}")
+        target = wheel_dir / found[0].name
+        os.replace(found[0], target)
+        return target
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _unpacked(wheel: Path, target: Path) -> Path:
