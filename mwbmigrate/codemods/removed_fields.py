@@ -12,8 +12,8 @@ The names come from `target_versions.removed_attributes` / `renamed_keywords`; a
 (`analysis.worker_classes`), and a `ForwardBatch` when annotated so or bound from `init_new`.
 
 The same holds for `getattr(batch, "is_spec_v2"[, default])`, the name held in a string; the
-keyword rename also applies on any receiver (`self.last_batch.filter_batch(...)`), unless the module
-defines a `filter_batch` of its own.
+keyword rename also applies on any receiver (`self.last_batch.filter_batch(...)`), unless the tree
+defines a `filter_batch` of its own outside SGLang's modules (then only typed receivers are renamed).
 
 Reported, the read kept (no field of the target means the same):
     MWB158  `can_run_dp_cuda_graph` / `can_run_dp_breakable_cuda_graph` (0.5.19: the batches
@@ -242,7 +242,7 @@ class RewriteRemovedFields(MigrationCodemod):
         if not isinstance(func, cst.Attribute):
             return updated_node
         method = func.attr.value
-        renames_anywhere = not self._skip and method not in self._own_names
+        renames_anywhere = not self._skip and method not in self._own_names and method not in self.state.project_defines
         if not self._holds(func.value, method) and not (
             renames_anywhere
             and any(a.keyword is not None and (method, a.keyword.value) in self._renamed for a in original_node.args)

@@ -149,7 +149,8 @@ class MatchWorkerCallers(MigrationCodemod):
             return
         calls = m.findall(node.body, m.Call(func=m.Attribute(attr=m.Name(WORKER_METHOD))))
         if (
-            len(calls) == 1
+            _reads_only_own_keys(node.body, mapping, frozenset(passed))
+            and len(calls) == 1
             and m.matches(calls[0], m.Call(func=_SUPER_CALL))
             and all(accepts(worker, name, self.state.target_version, through_super=True) for name in passed)
             and not any(isinstance(a, cst.Arg) and a.star for a in cst.ensure_type(calls[0], cst.Call).args)
@@ -349,6 +350,26 @@ class MatchWorkerCallers(MigrationCodemod):
             func=m.Attribute(value=~m.Name("self") & ~m.Call(func=m.Name("super")), attr=m.Name(WORKER_METHOD)),
             args=batch_only,
         )
+
+
+def _reads_only_own_keys(body: cst.BaseSuite, mapping: str, passed: frozenset[str]) -> bool:
+    """Whether every use of `mapping` in `body` takes out a key of its own by a constant
+    (`mapping.pop("k", d)`, `mapping.get("k")`, `mapping["k"]`), none of the keywords SGLang passes:
+    then handing the rest on gives the base what SGLang meant for it, and nothing twice."""
+    uses = m.findall(body, m.Name(mapping))
+    own = [
+        *m.findall(body, m.Call(func=m.Attribute(value=m.Name(mapping), attr=m.Name("pop") | m.Name("get")))),
+        *m.findall(body, m.Subscript(value=m.Name(mapping))),
+    ]
+    keys: list[object] = []
+    for use in own:
+        if isinstance(use, cst.Call):
+            first = use.args[0].value if use.args else None
+        else:
+            element = cst.ensure_type(use, cst.Subscript).slice[0].slice
+            first = element.value if isinstance(element, cst.Index) else None
+        keys.append(first.evaluated_value if isinstance(first, cst.SimpleString) else None)
+    return len(uses) == len(own) and all(isinstance(k, str) and k not in passed for k in keys)
 
 
 def _patched_worker_methods(module: cst.Module) -> dict[str, str | None]:

@@ -30,7 +30,7 @@ from mwbmigrate.engine.formatting import Formatter, format_result
 from mwbmigrate.engine.pause import pause_point
 from mwbmigrate.engine.prefilter import byte_candidate, needs_parsing, prose_only_result
 from mwbmigrate.engine.source import UnreadableFile, read_regular_file
-from mwbmigrate.engine.transform import TransformOptions, transform_file
+from mwbmigrate.engine.transform import PROJECT_DEFINITIONS, TransformOptions, transform_file
 from mwbmigrate.engine.vendoring import is_vendored, options_for_file, plan_vendoring
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem, RunSummary
 
@@ -101,6 +101,24 @@ def _file_bytes(files: Iterable[DiscoveredFile]) -> Iterator[bytes]:
             yield discovered.data if discovered.data is not None else read_regular_file(discovered.path)
         except UnreadableFile:
             continue
+
+
+def _noting_definitions(
+    files: Iterable[DiscoveredFile], options: TransformOptions, defined: set[str]
+) -> Iterator[bytes]:
+    """Every file's bytes, as `_file_bytes` gives them, noting in `defined` which of SGLang's methods
+    whose keywords a target renamed (`PROJECT_DEFINITIONS`) the tree defines outside SGLang's own
+    modules: a call on a receiver nothing types may then be the tree's own method."""
+    for discovered in files:
+        try:
+            data = discovered.data if discovered.data is not None else read_regular_file(discovered.path)
+        except UnreadableFile:
+            continue
+        for name in PROJECT_DEFINITIONS:
+            if f"def {name}".encode() in data and name not in defined:
+                if not ModuleLocation(Path(discovered.path).as_posix(), options.extra_modules).inside_sglang:
+                    defined.add(name)
+        yield data
 
 
 def _tree_has_request_mirror(files: Iterable[DiscoveredFile], options: TransformOptions) -> bool | None:
@@ -369,11 +387,13 @@ def run_rewrite(
     discovery.files = [f for f in discovery.files if not is_vendored(f.path)]
     discovery.problems = [problem for problem in discovery.problems if not is_vendored(problem[0])]
     jobs = jobs or default_jobs()
+    defined: set[str] = set()
     options = replace(
         options,
         request_mirror=_tree_has_request_mirror(discovery.files, options),
-        project_callers=scan_callers(_file_bytes(discovery.files)),
+        project_callers=scan_callers(_noting_definitions(discovery.files, options, defined)),
     )
+    options = replace(options, project_defines=frozenset(defined))
 
     def file_options(base: TransformOptions, path: Path, display_path: str) -> TransformOptions:
         return options_for_file(base, path, display_path) if vendor_runtime else base

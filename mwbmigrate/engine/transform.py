@@ -43,6 +43,11 @@ _CR_ONLY = re.compile(r"\r(?!\n)")
 NO_ELISION_ENV = "MWBMIGRATE_NO_ELISION"
 
 
+# SGLang methods whose keywords a target renamed: defined by the tree itself, a call on a receiver that
+# nothing types may be the tree's own, and keeps its keywords (removed-fields).
+PROJECT_DEFINITIONS = ("filter_batch",)
+
+
 class NotRoundTrippable(Exception):
     """Parsing and rendering the unchanged module would already alter bytes; never write such a file."""
 
@@ -66,6 +71,8 @@ class TransformOptions:
     derived_release: DerivedRelease | None = None
     # The contract pass only (engine/runner.py): (line, verify's message) where the target still breaks.
     contract_breaks: tuple[tuple[int, str], ...] = ()
+    # Of PROJECT_DEFINITIONS, the methods the tree defines itself outside SGLang's modules (engine/runner.py).
+    project_defines: frozenset[str] = frozenset()
     runtime_module: str = RUNTIME_MODULE  # the runtime helpers' module: mwbmigrate.runtime, or a vendored copy
     request_mirror: bool | None = None  # the tree's ScheduleBatch keeps req_pool_indices_cpu; None: no such module here
     elide: bool = True  # leave out the function bodies no codemod can act on (engine/elision.py)
@@ -142,6 +149,7 @@ def migration_state(path: str, options: TransformOptions) -> MigrationState:
         live_batch=options.live_batch,
         clear_emptied_batches=options.clear_emptied_batches,
         contract_breaks=options.contract_breaks,
+        project_defines=options.project_defines,
     )
 
 
