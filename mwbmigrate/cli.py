@@ -12,7 +12,7 @@ import codecs
 import enum
 import os
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, List, Mapping, Optional, Sequence
 
@@ -181,20 +181,16 @@ def _derived_target(given: str) -> DerivedRelease:
         rows = derive(Release.from_folder(release.root))
     except (ReleaseUnavailable, ContractUnreadable, OSError, SyntaxError) as error:
         raise _fail(f"--target-version {given}: {error}") from error
-    calls = rows["WORKER_CALL_PARAMETERS"]
-    attributes = rows["BATCH_ATTRIBUTES"]
-    methods = rows["METHOD_PARAMETERS"]
-    assert isinstance(calls, dict) and isinstance(attributes, dict) and isinstance(methods, dict)
     derived = DerivedRelease(
         label=release.label,
         source=str(release.root),
-        tp_worker=calls["tp_worker"],
-        spec_worker=calls["spec_worker"],
-        init_new=rows["INIT_NEW_PARAMETERS"],  # type: ignore[arg-type]
-        attributes=tuple(sorted(attributes.items())),
+        tp_worker=rows.tp_worker,
+        spec_worker=rows.spec_worker,
+        init_new=rows.init_new,
+        attributes=tuple(sorted(rows.batch_attributes.items())),
         method_parameters=tuple(
             (cls, method, tuple(row[0] for row in parameters))
-            for cls, by_method in sorted(methods.items())
+            for cls, by_method in sorted(rows.method_parameters.items())
             for method, parameters in sorted(by_method.items())
         ),
     )
@@ -202,8 +198,11 @@ def _derived_target(given: str) -> DerivedRelease:
     return derived
 
 
+@dataclass
 class _ContractState:
-    note = ""
+    """What the contract step says of its run, for the report (the engine gets only the breaks)."""
+
+    note: str = ""
 
 
 def _contract_check(release_name: str, root: Path, state: _ContractState, console: Console) -> ContractCheck:

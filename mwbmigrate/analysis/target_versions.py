@@ -25,6 +25,7 @@ __all__ = [
     "LATEST",
     "LATEST_ALIAS",
     "OVERRIDE_KEYWORDS",
+    "RENAMED_KEYWORD_METHODS",
     "REQUIRED_INIT_NEW_KEYWORD",
     "TARGET_VERSIONS",
     "WORKER_KINDS",
@@ -57,6 +58,8 @@ OVERRIDE_KEYWORDS = {
 REQUIRED_INIT_NEW_KEYWORD = "return_hidden_states_before_norm"
 
 _ORDER = {version: index for index, version in enumerate(TARGET_VERSIONS)}
+# SGLang's methods whose keywords some release renamed (`filter_batch`).
+RENAMED_KEYWORD_METHODS = frozenset(method for _cls, method, _old in release_table.RENAMED_KEYWORDS)
 
 Rows = tuple[tuple[str, str, bool], ...]  # (name, default source, keyword-only), as the table holds them
 

@@ -55,8 +55,9 @@ _LIST_READERS = frozenset({"len", "list", "tuple", "sorted", "enumerate", "zip",
 _REFLECTING_CALLS = frozenset({"type", "hasattr", "vars"})
 _REFLECTING_ATTRIBUTES = frozenset({"__class__", "__dict__", "__slots__", "__dataclass_fields__"})
 _SIGNATURE_ATTRIBUTES = frozenset({"__signature__", "__code__", "co_varnames", "__wrapped__"})
-# The words a body that reflects on signatures holds (what `reflects_on_signatures` looks for).
-SIGNATURE_WORDS = ("__signature__", "__code__", "co_varnames", "__wrapped__", "signature", "getfullargspec")
+# The words a body that reflects on signatures holds (what `reflects_on_signatures` looks for: one of
+# these attributes, or a function of `inspect`).
+SIGNATURE_WORDS = (*sorted(_SIGNATURE_ATTRIBUTES), "inspect")
 _REFLECTING_FUNCTIONS = {
     "dataclasses": frozenset({"replace", "fields", "asdict", "astuple", "is_dataclass"}),
     "inspect": frozenset({"signature", "getmembers", "getfullargspec", "getattr_static"}),

@@ -45,9 +45,6 @@ class MarkContractBreaks(MigrationCodemod):
         span = self.get_metadata(PositionProvider, node)
         self._mark(node, span.start.line, span.end.line)
 
-    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
-        return None
-
     def _header(self, node: cst.BaseCompoundStatement) -> None:
         """A compound statement answers for its header only (its body's statements answer for theirs)."""
         span = self.get_metadata(PositionProvider, node)

@@ -73,6 +73,12 @@ class _Bindings(cst.CSTVisitor):
             self.forward_batches.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
 
 
+def _is_write(node: cst.Attribute, parent: cst.CSTNode | None) -> bool:
+    return isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.Del)) or (
+        isinstance(parent, cst.AnnAssign) and parent.target is node
+    )
+
+
 def _iterated(body: cst.BaseSuite, lists: set[str]) -> set[str]:
     """Names a `for` (a loop or a comprehension) binds from one of `lists`, bound nowhere else."""
     if not lists:
@@ -165,9 +171,7 @@ class RewriteRemovedFields(MigrationCodemod):
         if field not in self._removed or not self._holds(original_node.value, field):
             return updated_node
         parent = self.parent(original_node)
-        if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.Del)) or (
-            isinstance(parent, cst.AnnAssign) and parent.target is original_node
-        ):
+        if _is_write(original_node, parent):
             return updated_node  # a write: the field may be the fork's own again
         if field == SPEC_V2_FIELD:
             receiver = cst.ensure_type(original_node.value, cst.Name).value
@@ -198,10 +202,7 @@ class RewriteRemovedFields(MigrationCodemod):
             return
         if field in self._own_names or self._holds(node.value, field):
             return
-        parent = self.parent(node)
-        if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.Del)) or (
-            isinstance(parent, cst.AnnAssign) and parent.target is node
-        ):
+        if _is_write(node, self.parent(node)):
             return
         self.review(
             node,

@@ -168,14 +168,7 @@ class MatchWorkerCallers(MigrationCodemod):
     def _hand_on_mapping(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         mapping = self._handed_mapping.pop(id(original))
         (call,) = m.findall(updated.body, m.Call(func=_SUPER_CALL))
-        call = cst.ensure_type(call, cst.Call)
-        args = list(call.args)
-        if args:
-            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        body = updated.body.deep_replace(
-            call, call.with_changes(args=[*args, cst.Arg(value=cst.Name(mapping), star="**")])
-        )
-        assert isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite))
+        body = _handing_on(updated.body, cst.ensure_type(call, cst.Call), mapping)
         self.review(
             original,
             "MWB157",
@@ -304,19 +297,13 @@ class MatchWorkerCallers(MigrationCodemod):
         if inner is None:
             return updated
         calls = m.findall(updated.body, inner)
-        if len(calls) != 1 or len(m.findall(updated.body, m.Call(func=m.Attribute(attr=m.Name(WORKER_METHOD))))) > (
-            1 if self._patched.get(original.name.value) is None else 0
-        ):
+        # The one call that reaches a worker's forward: no other forward is called beside it.
+        forwards = m.findall(updated.body, m.Call(func=m.Attribute(attr=m.Name(WORKER_METHOD))) | inner)
+        if len(calls) != 1 or len(forwards) != 1:
             return updated
         taken = {p.name.value for p in all_params(params)}
         mapping = next(n for n in ("kwargs", "forward_kwargs", "_kwargs") if n not in taken)
-        call = cst.ensure_type(calls[0], cst.Call)
-        args = list(call.args)
-        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        body = updated.body.deep_replace(
-            call, call.with_changes(args=[*args, cst.Arg(value=cst.Name(mapping), star="**")])
-        )
-        assert isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite))
+        body = _handing_on(updated.body, cst.ensure_type(calls[0], cst.Call), mapping)
         last = positional[-1]
         grown = params.with_changes(
             params=[*params.params[:-1], last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))]
@@ -352,6 +339,16 @@ class MatchWorkerCallers(MigrationCodemod):
         )
 
 
+def _handing_on(body: cst.BaseSuite, call: cst.Call, mapping: str) -> cst.BaseSuite:
+    """`body` with `call` given `**mapping` as its last argument."""
+    args = list(call.args)
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    handed = body.deep_replace(call, call.with_changes(args=[*args, cst.Arg(value=cst.Name(mapping), star="**")]))
+    assert isinstance(handed, (cst.IndentedBlock, cst.SimpleStatementSuite))
+    return handed
+
+
 def _reads_only_own_keys(body: cst.BaseSuite, mapping: str, passed: frozenset[str]) -> bool:
     """Whether every use of `mapping` in `body` takes out a key of its own by a constant
     (`mapping.pop("k", d)`, `mapping.get("k")`, `mapping["k"]`), none of the keywords SGLang passes:
@@ -377,7 +374,7 @@ def _patched_worker_methods(module: cst.Module) -> dict[str, str | None]:
     = f`) -> the name the original was saved in (`_orig = W.forward_batch_generation`), when saved
     once; None when it was not."""
     method = m.Attribute(value=m.Name(), attr=m.Name(WORKER_METHOD))
-    installed: dict[str, str | None] = {}
+    installed: list[str] = []
     saved: list[str] = []
     for statement in module.body:
         if not m.matches(statement, m.SimpleStatementLine(body=[m.Assign()])):
@@ -387,7 +384,7 @@ def _patched_worker_methods(module: cst.Module) -> dict[str, str | None]:
             continue
         target = assign.targets[0].target
         if m.matches(target, method) and isinstance(assign.value, cst.Name):
-            installed[assign.value.value] = None
+            installed.append(assign.value.value)
         elif isinstance(target, cst.Name) and m.matches(assign.value, method):
             saved.append(target.value)
     original = saved[0] if len(saved) == 1 else None

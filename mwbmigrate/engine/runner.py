@@ -23,6 +23,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 from mwbmigrate.analysis.isolation import scan_callers
 from mwbmigrate.analysis.old_api import ModuleLocation
 from mwbmigrate.analysis.signatures import ProjectSignatures, RenamedSignature, module_parts
+from mwbmigrate.analysis.target_versions import RENAMED_KEYWORD_METHODS
 from mwbmigrate.codemods import CODEMODS, CONTRACT_PASS_CODEMODS, SECOND_PASS_CODEMODS
 from mwbmigrate.engine.cache import ResultCache
 from mwbmigrate.engine.discovery import DiscoveredFile, Discovery, discover
@@ -30,7 +31,7 @@ from mwbmigrate.engine.formatting import Formatter, format_result
 from mwbmigrate.engine.pause import pause_point
 from mwbmigrate.engine.prefilter import byte_candidate, needs_parsing, prose_only_result
 from mwbmigrate.engine.source import UnreadableFile, read_regular_file
-from mwbmigrate.engine.transform import PROJECT_DEFINITIONS, TransformOptions, transform_file
+from mwbmigrate.engine.transform import TransformOptions, transform_file
 from mwbmigrate.engine.vendoring import is_vendored, options_for_file, plan_vendoring
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem, RunSummary
 
@@ -95,26 +96,18 @@ def _text_after_pass_one(result: FileResult, data: bytes | None) -> str:
         return ""  # an unchanged file that is no longer a regular file: nothing for pass 2 to look at
 
 
-def _file_bytes(files: Iterable[DiscoveredFile]) -> Iterator[bytes]:
-    for discovered in files:
-        try:
-            yield discovered.data if discovered.data is not None else read_regular_file(discovered.path)
-        except UnreadableFile:
-            continue
-
-
 def _noting_definitions(
     files: Iterable[DiscoveredFile], options: TransformOptions, defined: set[str]
 ) -> Iterator[bytes]:
-    """Every file's bytes, as `_file_bytes` gives them, noting in `defined` which of SGLang's methods
-    whose keywords a target renamed (`PROJECT_DEFINITIONS`) the tree defines outside SGLang's own
-    modules: a call on a receiver nothing types may then be the tree's own method."""
+    """Every readable file's bytes, noting in `defined` which of SGLang's methods whose keywords a
+    release renamed the tree defines outside SGLang's own modules: a call on a receiver nothing
+    types may then be the tree's own method (removed-fields)."""
     for discovered in files:
         try:
             data = discovered.data if discovered.data is not None else read_regular_file(discovered.path)
         except UnreadableFile:
             continue
-        for name in PROJECT_DEFINITIONS:
+        for name in RENAMED_KEYWORD_METHODS:
             if f"def {name}".encode() in data and name not in defined:
                 if not ModuleLocation(Path(discovered.path).as_posix(), options.extra_modules).inside_sglang:
                     defined.add(name)
@@ -379,9 +372,9 @@ def run_rewrite(
     `cache`: results kept from earlier runs (engine/cache.py); None processes every file.
     `formatter`: formats what each changed file's rewrite changed (engine/formatting.py), after both
     passes and outside the cache, so every output (diff, check, write, stdin) has the same text.
-    `contract`: the target release's contract check, run on the parsed files after both passes (and
-    outside the cache, as the release it reads is not part of the cache key); each break it finds
-    on a statement no rule marked gets MWB185 (codemods/contract_breaks.py)."""
+    `contract`: the target release's contract check, run after both passes on every file outside
+    SGLang's own modules (and outside the cache, as the release it reads is not part of the cache
+    key); each break it finds on a statement no rule marked gets MWB185 (codemods/contract_breaks.py)."""
     discovery = discovery if discovery is not None else discover(paths, include, exclude)
     # A vendored runtime is mwbmigrate's own code, copied verbatim: never rewrite it.
     discovery.files = [f for f in discovery.files if not is_vendored(f.path)]

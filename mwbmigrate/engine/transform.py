@@ -43,11 +43,6 @@ _CR_ONLY = re.compile(r"\r(?!\n)")
 NO_ELISION_ENV = "MWBMIGRATE_NO_ELISION"
 
 
-# SGLang methods whose keywords a target renamed: defined by the tree itself, a call on a receiver that
-# nothing types may be the tree's own, and keeps its keywords (removed-fields).
-PROJECT_DEFINITIONS = ("filter_batch",)
-
-
 class NotRoundTrippable(Exception):
     """Parsing and rendering the unchanged module would already alter bytes; never write such a file."""
 
@@ -71,7 +66,8 @@ class TransformOptions:
     derived_release: DerivedRelease | None = None
     # The contract pass only (engine/runner.py): (line, verify's message) where the target still breaks.
     contract_breaks: tuple[tuple[int, str], ...] = ()
-    # Of PROJECT_DEFINITIONS, the methods the tree defines itself outside SGLang's modules (engine/runner.py).
+    # Of the methods whose keywords a release renamed, those the tree defines itself outside SGLang's
+    # modules (engine/runner.py): a call on a receiver nothing types may be the tree's own.
     project_defines: frozenset[str] = frozenset()
     runtime_module: str = RUNTIME_MODULE  # the runtime helpers' module: mwbmigrate.runtime, or a vendored copy
     request_mirror: bool | None = None  # the tree's ScheduleBatch keeps req_pool_indices_cpu; None: no such module here

@@ -43,7 +43,7 @@ import json
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping, Optional, Sequence, TextIO
+from typing import Iterable, Mapping, Optional, TextIO
 
 from mwbmigrate.verify.codebase import ClassRef, Codebase, FuncRef, Resolver, is_sglang
 from mwbmigrate.verify.facts import CallShape, CallSite, ClassFacts, FuncFacts, ModuleFacts, Signature
@@ -55,7 +55,6 @@ __all__ = [
     "check_against",
     "breaks_by_file",
     "check_rewritten",
-    "on_marked_line",
     "run_against",
 ]
 
@@ -65,6 +64,9 @@ FORWARD_BATCH = ("sglang.srt.model_executor.forward_batch_info", "ForwardBatch")
 TP_MODEL_WORKER = ("sglang.srt.managers.tp_worker", "TpModelWorker")
 BASE_SPEC_WORKER = "BaseSpecWorker"
 _TARGET_RECEIVERS = frozenset({"target_worker", "_target_worker", "tp_worker"})
+# What can reach SGLang: a module naming it or importing relatively; a worker shaped like
+# TpModelWorker may name nothing but its methods.
+_REACHES_SGLANG = (b"sglang", b"from .", b"import .", b"forward_batch")
 
 
 @dataclass(frozen=True)
@@ -371,7 +373,14 @@ class _Check:
         self.resolver = Resolver(tree, self.release)
         self.label = label
         self.mismatches: list[Mismatch] = []
-        self.counts = {"worker_methods": 0, "contract_calls": 0, "calls": 0, "attribute_uses": 0, "files": 0}
+        self.counts = {
+            "worker_methods": 0,
+            "contract_calls": 0,
+            "calls": 0,
+            "attribute_uses": 0,
+            "imports": 0,
+            "files": 0,
+        }
         self.roles: dict[tuple[str, str], Role] = {}
         self.latent: list[Mismatch] = []  # mismatches in code the release itself has, unchanged
         self._released_cache: dict[str, _Released] = {}
@@ -381,12 +390,10 @@ class _Check:
         return self.prefix + module.display
 
     def run(self) -> None:
-        # What can reach SGLang: a module naming it or importing relatively; a worker shaped like
-        # TpModelWorker may name nothing but its methods.
         if self.only is not None:
             modules = [m for m in (self.tree.module(name) for name in sorted(self.only)) if m is not None]
         else:
-            modules = list(self.tree.scan(b"sglang", b"from .", b"import .", b"forward_batch"))
+            modules = list(self.tree.scan(*_REACHES_SGLANG))
         self.counts["files"] = len(modules)
         self.counts["contract_calls"] = sum(len(v) for v in self.model.contract.values())
         plugins = self._plugins(modules)
@@ -721,7 +728,7 @@ class _Check:
             for binding in bindings:
                 if binding.kind != "from" or binding.conditional or not is_sglang(binding.target):
                     continue
-                self.counts["imports"] = self.counts.get("imports", 0) + 1
+                self.counts["imports"] += 1
                 message = self._import_problem(binding.target, binding.attr)
                 if message is None:
                     continue
@@ -754,10 +761,7 @@ def check_against(path: Path, release: Release) -> AgainstReport:
     """Check the tree at `path` (a folder or one file) against the unpacked `release`."""
     folder = path if path.is_dir() else path.parent
     prefix = "" if str(folder) in ("", ".") else str(folder).rstrip("/") + "/"
-    release_codebase = _codebase(release.root)
-    saved_facts = facts_file(release.root)
-    if not release_codebase.extracted:
-        release_codebase.load_facts(saved_facts)
+    release_codebase = _release_codebase(release)
     if path.is_dir():
         tree = _codebase(path)
         if tree is not release_codebase and not tree.extracted:
@@ -770,7 +774,7 @@ def check_against(path: Path, release: Release) -> AgainstReport:
         prefix = str(path)[: -len(shown)] if str(path).endswith(shown) else f"{above}/"
     check = _Check(tree, release_model(release_codebase), release.label, prefix)
     check.run()
-    release_codebase.save_facts(saved_facts)
+    release_codebase.save_facts(facts_file(release.root))
     return AgainstReport(
         tree=str(path),
         release=release.label,
@@ -791,23 +795,17 @@ def check_rewritten(
     what the release itself does the same way (its latent ones) is left out, as verify leaves it.
     `checked`: the files of `texts` to check (default: all of them); the others only resolve names."""
     root = root.resolve()
-    release_codebase = _codebase(release.root)
-    saved_facts = facts_file(release.root)
-    if not release_codebase.extracted:
-        release_codebase.load_facts(saved_facts)
+    release_codebase = _release_codebase(release)
     tree = Codebase(root, overlay=texts)
     by_path = {path.resolve(): name for name, path in tree.files.items()}
-    # What can reach SGLang, as `run` scans for it: a module naming it, importing relatively or
-    # holding a worker's forward.
-    needles = (b"sglang", b"from .", b"import .", b"forward_batch")
     only = frozenset(
         by_path[path]
         for path in (texts if checked is None else checked)
-        if path in by_path and any(n in tree.source(by_path[path]) for n in needles)
+        if path in by_path and any(n in tree.source(by_path[path]) for n in _REACHES_SGLANG)
     )
     check = _Check(tree, release_model(release_codebase), release.label, f"{root}/", only)
     check.run()
-    release_codebase.save_facts(saved_facts)
+    release_codebase.save_facts(facts_file(release.root))
     return sorted(set(check.mismatches), key=lambda m: (m.path, m.line, m.kind, m.message))
 
 
@@ -817,6 +815,14 @@ def breaks_by_file(mismatches: Iterable[Mismatch]) -> dict[Path, list[tuple[int,
     for mismatch in mismatches:
         found.setdefault(Path(mismatch.path), []).append((mismatch.line, mismatch.message))
     return found
+
+
+def _release_codebase(release: Release) -> Codebase:
+    """The release's codebase, with the facts an earlier run kept (`save_facts` keeps new ones)."""
+    codebase = _codebase(release.root)
+    if not codebase.extracted:
+        codebase.load_facts(facts_file(release.root))
+    return codebase
 
 
 def facts_file(root: Path) -> Path:
@@ -846,21 +852,17 @@ def _codebase(root: Path) -> Codebase:
 
 
 def _on_marked_statement(mismatch: Mismatch) -> bool:
+    """Whether the tree's line carries a `# mwbmigrate:` review marker, at its end or on the comment
+    lines right above it (where a marker too long for its line stands)."""
     try:
         lines = Path(mismatch.path).read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return False
-    return on_marked_line(lines, mismatch.line)
-
-
-def on_marked_line(lines: Sequence[str], line: int) -> bool:
-    """Whether the line carries a `# mwbmigrate:` review marker, at its end or on the comment lines
-    right above it (where a marker too long for its line stands)."""
-    if not 0 < line <= len(lines):
+    if not 0 < mismatch.line <= len(lines):
         return False
-    if "# mwbmigrate: MWB" in lines[line - 1]:
+    if "# mwbmigrate: MWB" in lines[mismatch.line - 1]:
         return True
-    number = line - 1
+    number = mismatch.line - 1
     while number >= 1 and lines[number - 1].lstrip().startswith("#"):
         if lines[number - 1].lstrip().startswith("# mwbmigrate: MWB"):
             return True

@@ -63,11 +63,13 @@ class Codebase:
         self._saved = 0
         stamps: list[tuple[str, int, int]] = []
         # A file only the overlay has (a module read on stdin, named where it would live) is part of the tree too.
-        absent = [p for p in self._overlay if not p.exists() and root.resolve() in p.parents]
+        absent = [
+            root / p.relative_to(root.resolve())
+            for p in self._overlay
+            if not p.exists() and root.resolve() in p.parents
+        ]
         for path in [only] if only is not None else [*self._walk(root), *absent]:
-            name, is_package = module_name(
-                root, path.relative_to(root) if path.is_relative_to(root) else path.relative_to(root.resolve())
-            )
+            name, is_package = module_name(root, path.relative_to(root))
             if not name or name in self.files:
                 continue
             self.files[name] = path

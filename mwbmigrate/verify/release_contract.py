@@ -22,6 +22,7 @@ import ast
 import fnmatch
 import functools
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Optional
 
@@ -31,6 +32,7 @@ __all__ = [
     "BATCH_CLASSES",
     "ContractUnreadable",
     "Release",
+    "ReleaseRows",
     "Row",
     "build_table",
     "derive",
@@ -353,17 +355,26 @@ def public_attributes(release: Release) -> dict[str, tuple[str, ...]]:
     }
 
 
-def derive(release: Release) -> dict[str, object]:
+@dataclass(frozen=True)
+class ReleaseRows:
     """One release's rows, as the table holds them for a known release, with what a release the
     table does not know is compared by: its batch classes' attributes and its methods' parameters."""
-    return {
-        "WORKER_CALL_PARAMETERS": {
-            "tp_worker": tp_worker_parameters(release),
-            "spec_worker": spec_worker_parameters(release),
-        },
-        "INIT_NEW_PARAMETERS": init_new_parameters(release),
-        "BATCH_ATTRIBUTES": public_attributes(release),
-        "METHOD_PARAMETERS": {
+
+    tp_worker: tuple[Row, ...]
+    spec_worker: tuple[Row, ...]
+    init_new: tuple[Row, ...]
+    batch_attributes: dict[str, tuple[str, ...]]  # class -> its public attributes
+    method_parameters: dict[str, dict[str, tuple[Row, ...]]]  # class -> method -> its parameters
+
+
+def derive(release: Release) -> ReleaseRows:
+    """What `rewrite --target-version WHEEL|DIR` reads of a release at run time."""
+    return ReleaseRows(
+        tp_worker=tp_worker_parameters(release),
+        spec_worker=spec_worker_parameters(release),
+        init_new=init_new_parameters(release),
+        batch_attributes=public_attributes(release),
+        method_parameters={
             where[1]: method_parameters(release, where) for where in (SCHEDULE_BATCH, FORWARD_BATCH, TP_WORKER)
         },
-    }
+    )
