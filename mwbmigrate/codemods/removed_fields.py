@@ -54,6 +54,7 @@ _BATCH_LIST = re.compile(
     r"^(?:\w+\.)*(?:list|List|Sequence|Iterable|tuple|Tuple)\[\s*ScheduleBatch\s*(?:,\s*\.\.\.\s*)?\]$"
 )
 _FORWARD_BATCH = re.compile(r"\bForwardBatch\b")
+_BATCH_CLASSES = ("ScheduleBatch", "ForwardBatch")
 
 
 class _Bindings(cst.CSTVisitor):
@@ -113,6 +114,8 @@ class RewriteRemovedFields(MigrationCodemod):
     def __init__(self, context: CodemodContext) -> None:
         super().__init__(context)
         self._removed = removed_attributes(self.state.target_version)
+        # By class: what a `getattr` on a value of that class can no longer find.
+        self._removed_from = {cls: removed_attributes(self.state.target_version, on=cls) for cls in _BATCH_CLASSES}
         self._renamed = renamed_keywords(self.state.target_version)
         self._frames: list[tuple[set[str], set[str]]] = []  # (ScheduleBatch names, ForwardBatch names)
         self._workers: set[str] = set()
@@ -212,18 +215,26 @@ class RewriteRemovedFields(MigrationCodemod):
             f"{REPORTED_READS.get(field, '`not <batch>.spec_algorithm.is_none()`')}",
         )
 
-    def _string_field(self, call: cst.Call) -> tuple[str, str] | None:
-        """(`getattr`/`hasattr`, the field) for such a call on a name that holds a batch, with the
-        field a constant the target removed."""
+    def _string_field(self, call: cst.Call) -> tuple[str, str, str] | None:
+        """(`getattr`/`hasattr`, the field, the release that removed it) for such a call on a name
+        that holds a batch, with the field a constant the target removed from that batch's class."""
         if not isinstance(call.func, cst.Name) or call.func.value not in ("getattr", "hasattr") or len(call.args) < 2:
             return None
         name = call.args[1].value
         if not isinstance(name, cst.SimpleString) or call.args[0].keyword or call.args[1].keyword:
             return None
         field = name.evaluated_value
-        if not isinstance(field, str) or field not in self._removed or not self._holds(call.args[0].value, field):
+        cls = self._class_held(call.args[0].value)
+        if not isinstance(field, str) or cls is None or field not in self._removed_from[cls]:
             return None
-        return call.func.value, field
+        return call.func.value, field, self._removed_from[cls][field]
+
+    def _class_held(self, receiver: cst.BaseExpression) -> str | None:
+        """The batch class a name is known to hold here, None when none is."""
+        if self._skip or not self._frames or not isinstance(receiver, cst.Name):
+            return None
+        batches, forwards = self._frames[-1]
+        return "ScheduleBatch" if receiver.value in batches else "ForwardBatch" if receiver.value in forwards else None
 
     def leave_UnaryOperation(
         self, original_node: cst.UnaryOperation, updated_node: cst.UnaryOperation
@@ -257,15 +268,21 @@ class RewriteRemovedFields(MigrationCodemod):
         ]
         return updated_node.with_changes(args=args)
 
-    def _by_string(self, original: cst.Call, updated: cst.Call, builtin: str, field: str) -> cst.BaseExpression:
+    def _by_string(
+        self, original: cst.Call, updated: cst.Call, builtin: str, field: str, since: str
+    ) -> cst.BaseExpression:
         receiver = original.args[0].value
         if builtin == "getattr" and field == SPEC_V2_FIELD and isinstance(receiver, cst.Name):
             return self._spec_v2_test(receiver.value, self.parent(original))
-        where = REPORTED_READS.get(field, "`not <batch>.spec_algorithm.is_none()`")
+        where = (
+            "`not <batch>.spec_algorithm.is_none()`"
+            if field == SPEC_V2_FIELD
+            else REPORTED_READS.get(field, "no field: what set it must hand the value on some other way")
+        )
         self.review(
             original,
             "MWB158",
-            f"`{builtin}` of `{field}`: SGLang {self._removed[field]} removed the field, so on "
+            f"`{builtin}` of `{field}`: SGLang {since} removed the field, so on "
             f"{self.state.target_version} this gives {'False' if builtin == 'hasattr' else 'its default or raises'}; "
             f"in its place: {where}",
         )

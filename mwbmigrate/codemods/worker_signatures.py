@@ -137,9 +137,9 @@ class MatchWorkerCallers(MigrationCodemod):
 
     def _swallowed(self, node: cst.FunctionDef, worker: WorkerClass, mapping: str) -> None:
         """An override whose `**mapping` takes what SGLang passes but never hands the mapping on.
-        With one call to its base's forward (`super()`) that takes every such keyword, the mapping
-        is handed on there (on 0.5.12 the caller passed nothing else, so nothing changes); else
-        what the worker must act on is dropped, reported (MWB159)."""
+        With one call to its base's forward (`super()`) that takes every such keyword and passes none
+        of them itself, the mapping is handed on there (on 0.5.12 the caller passed nothing else, so
+        nothing changes); else what the worker must act on is dropped, reported (MWB159)."""
         if m.findall(node.body, m.Arg(star="**", value=m.Name(mapping))):
             return
         taken = {p.name.value for p in all_params(node.params)}
@@ -148,12 +148,15 @@ class MatchWorkerCallers(MigrationCodemod):
         if not dropped:
             return
         calls = m.findall(node.body, m.Call(func=m.Attribute(attr=m.Name(WORKER_METHOD))))
+        call = cst.ensure_type(calls[0], cst.Call) if len(calls) == 1 else None
         if (
-            _reads_only_own_keys(node.body, mapping, frozenset(passed))
-            and len(calls) == 1
-            and m.matches(calls[0], m.Call(func=_SUPER_CALL))
+            call is not None
+            and m.matches(call, m.Call(func=_SUPER_CALL))
+            and _reads_only_own_keys(node.body, mapping, frozenset(passed))
             and all(accepts(worker, name, self.state.target_version, through_super=True) for name in passed)
-            and not any(isinstance(a, cst.Arg) and a.star for a in cst.ensure_type(calls[0], cst.Call).args)
+            # Nothing in the call may meet the mapping's keys: a star argument, or a keyword SGLang
+            # passes too (a TypeError for the keyword given twice).
+            and not any(a.star or (a.keyword is not None and a.keyword.value in passed) for a in call.args)
         ):
             self._handed_mapping[id(node)] = mapping
             return
