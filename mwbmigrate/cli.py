@@ -47,6 +47,7 @@ from mwbmigrate.engine.formatting import Formatter, FormatterMissing, resolve_fo
 from mwbmigrate.engine.runner import ContractCheck, run_rewrite
 from mwbmigrate.engine.transform import NO_ELISION_ENV, TransformOptions
 from mwbmigrate.engine.vendoring import apply_vendoring
+from mwbmigrate.log_progress import ProgressLines
 from mwbmigrate.report import (
     colourise,
     file_diff,
@@ -60,6 +61,8 @@ from mwbmigrate.result import FileStatus, RunSummary
 from mwbmigrate.review import REVIEW_CODES
 
 EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
+# Set (to anything), as --no-progress: no bar on a terminal, no progress lines in a log.
+NO_PROGRESS_ENV = "MWBMIGRATE_NO_PROGRESS"
 
 app = typer.Typer(
     add_completion=False,
@@ -67,6 +70,21 @@ app = typer.Typer(
     help="Migrate SGLang forks and plugins from ModelWorkerBatch to ScheduleBatch.\n\n"
     "Exit codes: 0 success or nothing to do; 1 --check found changes; 2 bad usage or a file could not be processed.",
 )
+
+
+def _print_version(given: bool) -> None:
+    if given:
+        typer.echo(f"mwbmigrate {__version__}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    pass  # the app's help is Typer(help=...); this callback only holds the global --version
 
 
 class OutputFormat(str, enum.Enum):
@@ -252,7 +270,11 @@ def rewrite(
     ),
     output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", help="Report format on stdout."),
     allow_dirty: bool = typer.Option(False, "--allow-dirty", help="Rewrite files that have uncommitted changes."),
-    no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
+    no_progress: bool = typer.Option(
+        False,
+        "--no-progress",
+        help=f"No progress bar on a terminal, no progress line every few seconds in a log (as ${NO_PROGRESS_ENV}).",
+    ),
     markers: Optional[MarkerChoice] = typer.Option(
         None,
         "--markers",
@@ -384,7 +406,7 @@ def rewrite(
     except DiscoveryError as error:
         raise _fail(str(error)) from error
     console = _stderr()
-    show_progress = not no_progress and not from_stdin and console.is_terminal
+    show_progress = not no_progress and not from_stdin and not os.environ.get(NO_PROGRESS_ENV)
     explicit_target = flag_target is not None or config.target_version is not None
     contract_state = _ContractState()
     contract = None
@@ -395,6 +417,9 @@ def rewrite(
     bars: list[Progress] = []  # the bar the factory started, stopped whatever happens
 
     def progress_factory(total: int) -> Callable[[int], None]:
+        if not console.is_terminal:
+            # A log (CI): a line every few seconds; a bar's redraws would be noise or nothing.
+            return ProgressLines(total, lambda line: console.print(line, markup=False, highlight=False))
         bar = Progress(
             TextColumn("rewrite"),
             BarColumn(),

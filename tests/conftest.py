@@ -23,6 +23,10 @@ def _private_result_cache(tmp_path_factory: pytest.TempPathFactory):
     previous = os.environ.get("MWBMIGRATE_CACHE_DIR")
     cache = tmp_path_factory.mktemp("mwbmigrate-cache")
     os.environ["MWBMIGRATE_CACHE_DIR"] = str(cache)
+    # A run's progress lines in a log come every few seconds: how many a slow machine prints is
+    # timing, so no test's output may include them (tests/cli/test_cli_progress.py checks them
+    # with a clock of its own).
+    os.environ["MWBMIGRATE_NO_PROGRESS"] = "1"
     # The releases `rewrite --target-version` checks against come from the wheels the corpus tests
     # keep (downloaded once, .cache/sglang/wheels), not from a second download.
     wheels = Path(__file__).resolve().parent.parent / ".cache" / "sglang" / "wheels"
@@ -30,6 +34,7 @@ def _private_result_cache(tmp_path_factory: pytest.TempPathFactory):
     (cache / "sglang-releases").mkdir()
     (cache / "sglang-releases" / "wheels").symlink_to(wheels, target_is_directory=True)
     yield
+    os.environ.pop("MWBMIGRATE_NO_PROGRESS", None)
     if previous is None:
         os.environ.pop("MWBMIGRATE_CACHE_DIR", None)
     else:
