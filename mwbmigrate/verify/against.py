@@ -34,6 +34,10 @@ Three kinds of mismatch, each printed with `file:line` of the tree and of the re
   `with` or a loop) names a module the release does not have (and the tree does not either), or a
   name the release's module does not bind (nor has as a submodule; a module with a star import or
   a module `__getattr__` answers any name): `BaseDraftWorker`, renamed in 0.5.14.
+
+`--baseline` (what the release a fork is based on mismatches itself is not counted) and
+`--changed-since` (only what changed since a git revision counts) narrow the count afterwards:
+`scope.py`.
 """
 
 from __future__ import annotations
@@ -48,13 +52,16 @@ from typing import Iterable, Mapping, Optional, TextIO
 from mwbmigrate.verify.codebase import ClassRef, Codebase, FuncRef, Resolver, is_sglang
 from mwbmigrate.verify.facts import CallShape, CallSite, ClassFacts, FuncFacts, ModuleFacts, Signature
 from mwbmigrate.verify.release import SUBDIR, Release, ReleaseUnavailable, cache_directory, locate_release
+from mwbmigrate.verify.scope import ChangedScope, ScopeUnavailable, changed_scope, subtract_baseline
 
 __all__ = [
     "AgainstReport",
     "Mismatch",
     "check_against",
     "breaks_by_file",
+    "check_baseline",
     "check_rewritten",
+    "narrow",
     "run_against",
 ]
 
@@ -78,6 +85,14 @@ class Mismatch:
     release_line: int
     message: str
     more: int = 0  # further release sites with the same mismatch
+    # What `--baseline` matches on besides the kind (lines shift between a fork and its base): the
+    # module's name (`sglang.srt...`, wherever the package sits), the qualified name of the function
+    # or method it is in ("" at module level), and why it fails, without the tree's own text (the
+    # call as written, the override's parameters, the variable): the same break after a statement
+    # was reworded is still the same break.
+    module: str = ""
+    function: str = ""
+    reason: str = ""
 
     def render(self) -> str:
         also = f" (and {self.more} more)" if self.more else ""
@@ -96,6 +111,14 @@ class AgainstReport:
     reported: list[Mismatch] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     unparsed: list[str] = field(default_factory=list)
+    # --baseline: the release the tree is based on, how many mismatches its own tree has against the
+    # same release, and the tree's mismatches that are those (not counted).
+    baseline: Optional[str] = None
+    baseline_total: int = 0
+    baseline_subtracted: list[Mismatch] = field(default_factory=list)
+    # --changed-since: what part of the tree was checked, and how many mismatches fell outside it.
+    scope: Optional[str] = None
+    out_of_scope: int = 0
 
     @property
     def passed(self) -> bool:
@@ -113,6 +136,15 @@ class AgainstReport:
             "reported": [asdict(m) for m in self.reported],
             "counts": self.counts,
             "unparsed": self.unparsed,
+            "baseline": None
+            if self.baseline is None
+            else {
+                "release": self.baseline,
+                "mismatches": self.baseline_total,
+                "subtracted": len(self.baseline_subtracted),
+            },
+            "baseline_subtracted": [asdict(m) for m in self.baseline_subtracted],
+            "scope": None if self.scope is None else {"checked": self.scope, "left_out": self.out_of_scope},
         }
 
 
@@ -163,6 +195,13 @@ def call_signature(function: FuncRef, through: str) -> Optional[Signature]:
     if facts.kind == "classmethod" or (facts.kind == "method" and through == "instance"):
         return facts.signature.bound()
     return facts.signature
+
+
+def _reason(failure: Failure, release_call: str = "") -> str:
+    """A failure as `Mismatch.reason` states it: what does not bind, and at which call of the release."""
+    maybe = " (in a ** mapping)" if failure.maybe else ""
+    at = f" at `{release_call}`" if release_call else ""
+    return f"{failure.kind} `{failure.name}`{maybe}{at}"
 
 
 def _describe(failure: Failure, who: str, signature: Signature, caller: str, text: str) -> str:
@@ -509,6 +548,9 @@ class _Check:
                     call.site.line,
                     message,
                     len(sites) - 1,
+                    module.name,
+                    method.qualname,
+                    _reason(failure, call.site.text),
                 )
             )
 
@@ -557,6 +599,9 @@ class _Check:
                     call.site.line,
                     message,
                     len(sites) - 1,
+                    module.name,
+                    method.qualname,
+                    _reason(failure, call.site.text) + " (every speculative worker)",
                 )
             )
 
@@ -586,7 +631,17 @@ class _Check:
         if not found:
             return
         message = _describe_call(found, f"SGLang {self.label}'s {label}", signature, text)
-        mismatch = Mismatch("call", self.here(module), line, function.module.display, function.facts.line, message)
+        mismatch = Mismatch(
+            "call",
+            self.here(module),
+            line,
+            function.module.display,
+            function.facts.line,
+            message,
+            module=module.name,
+            function=key[0],
+            reason=f"{label}: " + ", ".join(_reason(failure) for failure in found),
+        )
         if key in self._released(module).calls:
             self.latent.append(mismatch)
         else:
@@ -698,7 +753,15 @@ class _Check:
                             f"{batches[cls]} does not define"
                         )
                         mismatch = Mismatch(
-                            "attribute", self.here(module), use.line, cls.module.display, cls.facts.line, message
+                            "attribute",
+                            self.here(module),
+                            use.line,
+                            cls.module.display,
+                            cls.facts.line,
+                            message,
+                            module=module.name,
+                            function=function.qualname,
+                            reason=f"{verb} {batches[cls]}.{use.attr}",
                         )
                         if (function.qualname, typed.name, use.attr, use.write) in self._released(module).uses:
                             self.latent.append(mismatch)
@@ -732,7 +795,9 @@ class _Check:
                 message = self._import_problem(binding.target, binding.attr)
                 if message is None:
                     continue
-                mismatch = Mismatch("import", self.here(module), binding.line, "", 0, message)
+                mismatch = Mismatch(
+                    "import", self.here(module), binding.line, "", 0, message, module=module.name, reason=message
+                )
                 if (binding.target, binding.attr) in own:
                     self.latent.append(mismatch)
                 else:
@@ -870,23 +935,76 @@ def _on_marked_statement(mismatch: Mismatch) -> bool:
     return False
 
 
+def check_baseline(baseline: Release, release: Release) -> AgainstReport:
+    """The baseline release's own tree checked against `release`; its facts are kept in the cache
+    folder as a release's are, so the next run against the same baseline reads no file again."""
+    report = check_against(baseline.root, release)
+    _codebase(baseline.root).save_facts(facts_file(baseline.root))
+    return report
+
+
+def narrow(
+    report: AgainstReport,
+    baseline: Optional[tuple[Release, AgainstReport]] = None,
+    scope: Optional[ChangedScope] = None,
+) -> None:
+    """Leave out of `report.mismatches` what the baseline's own tree has too (`scope.py` says how
+    they are matched), then what lies outside `scope`."""
+    if baseline is not None:
+        base_release, base = baseline
+        report.baseline = base_release.label
+        report.baseline_total = len(base.mismatches)
+        on_changed = scope.on_touched_statement if scope is not None else None
+        report.mismatches, report.baseline_subtracted = subtract_baseline(
+            report.mismatches, base.mismatches, on_changed
+        )
+    if scope is not None:
+        kept = [m for m in report.mismatches if scope.includes(m)]
+        report.out_of_scope = len(report.mismatches) - len(kept)
+        report.mismatches = kept
+        report.scope = scope.describe()
+
+
 def run_against(
     path: Path,
     against: str,
     fmt: str = "text",
     out: Optional[TextIO] = None,
     allow_review_markers: bool = False,
+    baseline: Optional[str] = None,
+    changed_since: Optional[str] = None,
+    touched_statements: bool = False,
 ) -> int:
-    """What `mwbmigrate verify PATH --against X` runs: 0 no mismatch, 1 mismatches, 2 no release.
+    """What `mwbmigrate verify PATH --against X` runs: 0 no mismatch, 1 mismatches, 2 no release
+    (or no baseline, or no such revision).
     `allow_review_markers`: a mismatch on a statement that a review marker names is listed as
-    reported (the migration said so there), and does not fail, as `verify` treats markers."""
+    reported (the migration said so there), and does not fail, as `verify` treats markers.
+    `baseline`: a release the tree is based on; what its own tree mismatches is not counted.
+    `changed_since`: a git revision; only the files changed since then are counted, and with
+    `touched_statements` only the statements the diff touches."""
     stream = out or sys.stdout
     try:
         release = locate_release(against)
     except ReleaseUnavailable as error:
         print(f"error: --against {against}: {error}", file=sys.stderr)
         return EXIT_ERROR
+    base_release: Optional[Release] = None
+    if baseline is not None:
+        try:
+            base_release = locate_release(baseline)
+        except ReleaseUnavailable as error:
+            print(f"error: --baseline {baseline}: {error}", file=sys.stderr)
+            return EXIT_ERROR
+    scope: Optional[ChangedScope] = None
+    if changed_since is not None:
+        try:
+            scope = changed_scope(path, changed_since, touched_statements)
+        except ScopeUnavailable as error:
+            print(f"error: --changed-since {changed_since}: {error}", file=sys.stderr)
+            return EXIT_ERROR
     report = check_against(path, release)
+    base = (base_release, check_baseline(base_release, release)) if base_release is not None else None
+    narrow(report, base, scope)
     if allow_review_markers:
         report.reported = [m for m in report.mismatches if _on_marked_statement(m)]
         report.mismatches = [m for m in report.mismatches if m not in report.reported]
@@ -920,6 +1038,14 @@ def render_text(report: AgainstReport, stream: TextIO) -> None:
     )
     for mismatch in report.reported:
         stream.write(f"reported by a review marker, not counted: {mismatch.render()}\n")
+    if report.baseline is not None:
+        stream.write(
+            f"not counted: {len(report.baseline_subtracted)} that the baseline {report.baseline}'s own tree has too "
+            f"(it has {_plural(report.baseline_total, 'mismatch', 'mismatches')} against {report.release}; matched by "
+            "kind, module, function and reason, not by line; `--format json` lists them)\n"
+        )
+    if report.scope is not None:
+        stream.write(f"not counted: {report.out_of_scope} outside {report.scope}\n")
     if report.latent:
         stream.write(
             f"not counted: {len(report.latent)} in code the release has unchanged (the same call or attribute in "
