@@ -7,7 +7,12 @@ python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 # The CPU wheel of torch 2.13.0; an unpinned torch would pull a multi-GB CUDA build.
 .venv/bin/python -m pip install --quiet torch==2.13.0
-.venv/bin/python -m pip install --quiet -e '.[verify,dev]'
+# mwbmigrate requires mwbmigrate-runtime, which is not on PyPI: install it from this checkout first, so
+# pip finds it satisfied. Its wheel makes site-packages/mwbmigrate/ a namespace portion, which would
+# hide setuptools' default editable finder (consulted after it): `compat` puts this checkout on
+# sys.path instead, where the regular package mwbmigrate/ wins, with mwbmigrate/runtime/ from source.
+.venv/bin/python -m pip install --quiet ./packaging/runtime
+.venv/bin/python -m pip install --quiet -e '.[verify,dev]' --config-settings editable_mode=compat
 # The package ships py.typed: it type-checks strictly, and lint and format are gates too.
 .venv/bin/python -m mypy --strict mwbmigrate
 .venv/bin/python -m ruff check mwbmigrate tests benchmarks scripts

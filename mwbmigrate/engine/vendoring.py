@@ -132,7 +132,7 @@ def _fallback_note(result: FileResult, package: Path | None) -> str:
     if package is None:
         return (
             f"{result.display_path}: in no importable package (no __init__.py in its folder or above), "
-            f"so it imports {RUNTIME_MODULE}: install mwbmigrate where it runs, or move it into a package"
+            f"so it imports {RUNTIME_MODULE}: install mwbmigrate-runtime where it runs, or move it into a package"
         )
     return (
         f"{result.display_path}: imports {RUNTIME_MODULE} (migrated in import mode); change that import to "

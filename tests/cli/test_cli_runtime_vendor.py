@@ -285,7 +285,7 @@ def test_a_file_in_no_package_keeps_the_import_and_is_reported(kit):
     assert document["runtime"]["vendored"] == []
     assert document["runtime"]["notes"] == [
         "tools/loose_scheduler.py: in no importable package (no __init__.py in its folder or above), so it "
-        "imports mwbmigrate.runtime: install mwbmigrate where it runs, or move it into a package"
+        "imports mwbmigrate.runtime: install mwbmigrate-runtime where it runs, or move it into a package"
     ]
 
 
