@@ -17,6 +17,7 @@ clear-emptied-batches = false   # true: filter_batch to empty also clears the re
 from __future__ import annotations
 
 import configparser
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,8 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 from mwbmigrate.analysis.target_versions import resolve_target
 from mwbmigrate.engine.discovery import find_git_root
-from mwbmigrate.engine.formatting import CHOICES as FORMAT_CHOICES
+from mwbmigrate.engine.formatting import CHOICES as FORMAT_CHOICES, configured_formatter
+from mwbmigrate.engine.import_insertion import ImportSorting
 
 RUNTIME_MODES = ("import", "vendor")
 KNOWN_KEYS = {
@@ -182,18 +184,40 @@ def project_line_length(paths: list[Path]) -> int:
     black's `line-length`, flake8's `max-line-length`), from the first configuration file that sets
     one, looking from the repository root holding the first path, then from that path upwards; 88
     when none does. A file that cannot be read or parsed is passed over."""
-    if not paths:
-        return DEFAULT_LINE_LENGTH
-    start = Path(paths[0]).resolve()
-    start = start if start.is_dir() else start.parent
-    root = find_git_root(start)
-    for folder in ([root] if root else []) + [start, *start.parents]:
+    for folder in _configuration_folders(paths):
         found = _configured_line_length(folder)
         if found is not None:
             return found
+    return DEFAULT_LINE_LENGTH
+
+
+def configured_line_length(paths: list[Path]) -> int | None:
+    """The line length statements the rewrite inserts are wrapped to: `project_line_length`'s, when
+    the tree configures one or a formatter (black's and ruff's default, 88, without one); None when
+    it configures neither, and inserted statements keep their one-line form."""
+    for folder in _configuration_folders(paths):
+        found = _configured_line_length(folder)
+        if found is not None:
+            return found
+        if configured_formatter(folder) is not None:
+            return DEFAULT_LINE_LENGTH
+    return None
+
+
+def _configuration_folders(paths: list[Path]) -> list[Path]:
+    """The repository root holding the first path, then that path's folder and its parents up to
+    the root (all of them outside a repository)."""
+    if not paths:
+        return []
+    start = Path(paths[0]).resolve()
+    start = start if start.is_dir() else start.parent
+    root = find_git_root(start)
+    folders = [root] if root else []
+    for folder in [start, *start.parents]:
+        folders.append(folder)
         if root is not None and folder == root:
             break
-    return DEFAULT_LINE_LENGTH
+    return list(dict.fromkeys(folders))
 
 
 def _configured_line_length(folder: Path) -> int | None:
@@ -208,11 +232,175 @@ def _configured_line_length(folder: Path) -> int | None:
             value = tools.get(tool, {}).get("line-length") if isinstance(tools, dict) else None
             if isinstance(value, int):
                 return value
+    hooks = _pre_commit_hooks(folder)
+    argument = _LINE_LENGTH_ARGUMENT.search(hooks)  # black's or ruff's hook with `--line-length N`
+    if argument is not None:
+        return int(argument.group(1))
     for name in ("setup.cfg", "tox.ini", ".flake8"):
         value = _flake8_max_line_length(folder / name)
         if value is not None:
             return value
+    isort = _isort_settings(folder)
+    if isort is not None and str(isort.get("line_length", "")).strip().isdigit():
+        return int(str(isort["line_length"]).strip())
     return None
+
+
+# `--line-length=88`, `-l 88`, `"--line-length", "88"`: a hook's arguments, in either YAML list form.
+_LINE_LENGTH_ARGUMENT = re.compile(r"""(?:--line-length|--max-line-length|(?<![\w-])-l)["']?\s*[=,\s]\s*["']?(\d+)""")
+
+
+def _pre_commit_hooks(folder: Path) -> str:
+    """The text of `folder`'s `.pre-commit-config.yaml` (empty when there is none): searched, not
+    parsed, as the core has no YAML parser."""
+    path = folder / ".pre-commit-config.yaml"
+    try:
+        return path.read_text(encoding="utf-8") if path.is_file() else ""
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+# -- the import sorter ---------------------------------------------------------------------------
+
+# The isort settings placing an import needs; a sorter configured beyond them (one name a line, a
+# profile other than black's) is not modelled, and added imports keep LibCST's placement there.
+_UNMODELLED_ISORT = ("force_single_line", "from_first", "lines_between_types", "case_sensitive", "sections")
+
+
+def project_import_sorting(paths: list[Path]) -> ImportSorting | None:
+    """How the tree sorts its imports, when it configures a sorter: isort (`[tool.isort]`,
+    `.isort.cfg`, `setup.cfg` or `tox.ini`'s `[isort]`, or an isort pre-commit hook) or ruff with
+    its `I` rules selected; from the first folder that configures one, as `project_line_length`
+    looks. None when the tree configures none, or one this placement does not model."""
+    for folder in _configuration_folders(paths):
+        isort = _isort_settings(folder)
+        ruff = _ruff_settings(folder)
+        sorts = ruff is not None and _selects_import_rules(ruff)
+        if isort is None and not sorts and not re.search(r"id:\s*isort\b", _pre_commit_hooks(folder)):
+            continue
+        return _import_sorting(folder, isort or {}, ruff if sorts else None, paths)
+    return None
+
+
+def _import_sorting(
+    folder: Path, isort: dict[str, Any], ruff: dict[str, Any] | None, paths: list[Path]
+) -> ImportSorting | None:
+    """The sorter `folder` configures: isort's settings merged with those of ruff's `I` rules."""
+    if str(isort.get("profile", "black")) != "black" or any(_truthy(isort.get(key)) for key in _UNMODELLED_ISORT):
+        return None
+    ruff_isort = _table(_lint_table(ruff).get("isort", ruff.get("isort"))) if ruff is not None else {}
+    if _truthy(ruff_isort.get("force-single-line")):
+        return None
+
+    def modules(isort_key: str, ruff_key: str) -> tuple[str, ...]:
+        return tuple(sorted({*_names(isort.get(isort_key)), *_names(ruff_isort.get(ruff_key))}))
+
+    sources = [*_names(isort.get("src_paths")), *_names((ruff or {}).get("src"))] or [".", "src"]
+    line_length = str(isort.get("line_length", "")).strip()
+    return ImportSorting(
+        first_party=modules("known_first_party", "known-first-party"),
+        third_party=modules("known_third_party", "known-third-party"),
+        local_folder=modules("known_local_folder", "known-local-folder"),
+        standard_library=modules("extra_standard_library", "extra-standard-library"),
+        source_packages=_source_packages([folder / source for source in sources]),
+        force_sort_within_sections=_truthy(isort.get("force_sort_within_sections"))
+        or _truthy(ruff_isort.get("force-sort-within-sections")),
+        order_by_type=_truthy(isort.get("order_by_type", True)) and _truthy(ruff_isort.get("order-by-type", True)),
+        line_length=int(line_length) if line_length.isdigit() else project_line_length(paths),
+    )
+
+
+def _isort_settings(folder: Path) -> dict[str, Any] | None:
+    """`folder`'s isort settings (keys with underscores), from the first file isort would read them
+    from: `.isort.cfg`, `pyproject.toml`, `setup.cfg`, `tox.ini`; None when none has them."""
+    for name, sections in (
+        (".isort.cfg", ("settings", "isort")),
+        ("pyproject.toml", ()),
+        ("setup.cfg", ("isort", "tool:isort")),
+        ("tox.ini", ("isort", "tool:isort")),
+    ):
+        path = folder / name
+        if not path.is_file():
+            continue
+        if not sections:
+            document = _toml(path)
+            tools = document.get("tool", {}) if document is not None else {}
+            table = tools.get("isort") if isinstance(tools, dict) else None
+            if isinstance(table, dict):
+                return {key.replace("-", "_"): value for key, value in table.items()}
+            continue
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read_string(path.read_text(encoding="utf-8"))
+        except (OSError, configparser.Error, UnicodeDecodeError):
+            continue
+        for section in sections:
+            if parser.has_section(section):
+                return {key.replace("-", "_"): value for key, value in parser.items(section)}
+    return None
+
+
+def _ruff_settings(folder: Path) -> dict[str, Any] | None:
+    """`folder`'s ruff configuration: `ruff.toml`, `.ruff.toml`, else `[tool.ruff]`; None without one."""
+    for name in ("ruff.toml", ".ruff.toml"):
+        document = _toml(folder / name)
+        if document is not None:
+            return document
+    document = _toml(folder / "pyproject.toml")
+    tools = document.get("tool", {}) if document is not None else {}
+    table = tools.get("ruff") if isinstance(tools, dict) else None
+    return table if isinstance(table, dict) else None
+
+
+def _lint_table(ruff: dict[str, Any]) -> dict[str, Any]:
+    return _table(ruff.get("lint"))
+
+
+def _table(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _selects_import_rules(ruff: dict[str, Any]) -> bool:
+    """Whether ruff's selected rules include isort's (`I`, `I001`, `ALL`), in `lint` or at the top."""
+    lint = _lint_table(ruff)
+
+    def codes(key: str) -> list[str]:
+        return [*_names(lint.get(key)), *_names(ruff.get(key))]
+
+    def names_import_rules(code: str) -> bool:
+        return code == "ALL" or code == "I" or code.startswith("I0")
+
+    selected = any(map(names_import_rules, codes("select") + codes("extend-select")))
+    return selected and not any(code in ("I", "I001") for code in codes("ignore"))
+
+
+def _names(value: object) -> list[str]:
+    """A list setting: a TOML list, or a configparser value separated by commas or newlines."""
+    if isinstance(value, str):
+        return [name.strip() for name in re.split(r"[,\n]", value) if name.strip()]
+    if isinstance(value, list):
+        return [name for name in value if isinstance(name, str)]
+    return []
+
+
+def _truthy(value: object) -> bool:
+    return value is True or (isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "on"))
+
+
+def _source_packages(folders: list[Path]) -> tuple[str, ...]:
+    """The packages (any folder, as isort counts them) and modules found in the source roots: a
+    sorter counts them first party."""
+    found: set[str] = set()
+    for folder in folders:
+        try:
+            entries = list(folder.iterdir()) if folder.is_dir() else []
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name if entry.is_dir() else entry.stem if entry.suffix in (".py", ".pyi") else ""
+            if name.isidentifier():
+                found.add(name)
+    return tuple(sorted(found))
 
 
 def _toml(path: Path) -> dict[str, Any] | None:

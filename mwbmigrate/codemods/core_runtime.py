@@ -38,6 +38,11 @@ and the ring is created beside `self.batch_record_buf`. In a spec-v2 `verify`, t
 
 Only these exact shapes are rewritten;
 anything else is left to the review items of semantic-review.
+
+In a tree that configures a line length or a formatter (`TransformOptions.wrap_line_length`), a call
+these statements make that does not fit on its line is laid out as black lays it out: its arguments
+on a line of their own, else one argument a line with a magic trailing comma (a tuple argument too
+long for its line exploded the same way), so black leaves it as it is.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 
 from mwbmigrate.analysis.override_sites import CORE_RUNTIME, reads_through_view
 from mwbmigrate.analysis.target_versions import KEYWORD_OVERRIDES_SINCE, overrides_are_arguments
-from mwbmigrate.codemods._call_layout import init_new_with_override_arguments
+from mwbmigrate.codemods._call_layout import init_new_with_override_arguments, one_argument_a_line
 from mwbmigrate.codemods._shared import leading_lines
 from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod, MigrationState, deleted, settled
 
@@ -59,6 +64,69 @@ RING = "BatchRecordRing"
 RING_ATTRIBUTE = "batch_record_ring"
 VERIFY_STREAMS = "record_stream_for_v2_verify"
 EACH_STREAM = "record_stream_each"
+# CodemodContext.scratch: the line length inserted calls are wrapped to, None for none (engine/transform.py).
+LINE_LENGTH_KEY = "mwbmigrate.wrap_line_length"
+_EMPTY = cst.SimpleWhitespace("")
+_SPACE = cst.SimpleWhitespace(" ")
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _fitted(
+    call: cst.Call, indent: int, unit: str, line_length: int | None, before: int = 0, after: int = 0
+) -> cst.Call:
+    """`call`, on a line `indent` wide with `before` and `after` characters around it, as black lays
+    it out when it does not fit in `line_length`: the arguments on a line of their own one `unit`
+    deeper, else one argument a line with a trailing comma. A call with a comment inside keeps its
+    layout, which is the user's own.
+
+    An argument the user wrote over several lines (a stream expression black had split in the
+    statement replaced) did not fit one `unit` deeper on its own: the arguments cannot fit there
+    together either, so they go one a line, and that argument keeps its lines at the same depth."""
+    code = _code(call)
+    if line_length is None or "#" in code:
+        return call
+    split = "\n" in code
+    if not split and indent + before + len(code) + after <= line_length:
+        return call
+    inline = ", ".join(
+        _code(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=_EMPTY)) for arg in call.args
+    )
+    if not split and indent + len(unit) + len(inline) <= line_length:
+        closing = cst.ParenthesizedWhitespace(indent=True, last_line=_EMPTY)
+        last = len(call.args) - 1
+        args = [
+            arg.with_changes(
+                comma=cst.Comma(whitespace_after=_SPACE) if i < last else cst.MaybeSentinel.DEFAULT,
+                whitespace_after_arg=closing if i == last else _EMPTY,
+            )
+            for i, arg in enumerate(call.args)
+        ]
+        opening = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(unit))
+        return call.with_changes(whitespace_before_args=opening, args=args)
+    exploded = one_argument_a_line(call, unit)
+    width = indent + len(unit)
+    return exploded.with_changes(args=[_exploded_tuple(arg, width, unit, line_length) for arg in exploded.args])
+
+
+def _exploded_tuple(arg: cst.Arg, indent: int, unit: str, line_length: int) -> cst.Arg:
+    """A parenthesized tuple argument too long for its line (`indent` wide, trailing comma included)
+    with one element a line and a trailing comma, as black explodes a collection."""
+    value = arg.value
+    if not isinstance(value, cst.Tuple) or not value.lpar or indent + len(_code(value)) + 1 <= line_length:
+        return arg
+    inner = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(unit * 2))
+    closing = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(unit))
+    last = len(value.elements) - 1
+    elements = [
+        element.with_changes(comma=cst.Comma(whitespace_after=closing if i == last else inner))
+        for i, element in enumerate(value.elements)
+    ]
+    lpar = [value.lpar[0].with_changes(whitespace_after=inner), *value.lpar[1:]]
+    rpar = [value.rpar[0].with_changes(whitespace_before=_EMPTY), *value.rpar[1:]]
+    return arg.with_changes(value=value.with_changes(lpar=lpar, elements=elements, rpar=rpar))
 
 
 def _seq_lens_record_stream(statement: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
@@ -186,7 +254,26 @@ class MoveCoreOntoRuntime(MigrationCodemod):
             cst.parse_expression(f"{VERIFY_STREAMS}({batch}, {batch}.spec_info, __stream__)"), cst.Call
         )
         call = call.with_changes(args=[*call.args[:2], call.args[2].with_changes(value=stream)])
-        return updated_node.with_changes(body=[cst.Expr(call)])
+        return updated_node.with_changes(body=[cst.Expr(self._fitted(call))])
+
+    @property
+    def _line_length(self) -> int | None:
+        value = self.context.scratch.get(LINE_LENGTH_KEY)
+        return value if isinstance(value, int) else None
+
+    def _indent(self, inner: cst.IndentedBlock | None = None) -> int:
+        """How wide the indentation of a statement of the innermost block being visited is (of
+        `inner`, a block of the node being left, when given)."""
+        unit = self.module.default_indent
+        blocks = [n for n in self._ancestors if isinstance(n, cst.IndentedBlock)] + ([inner] if inner else [])
+        return sum(len(unit if block.indent is None else block.indent) for block in blocks)
+
+    def _fitted(
+        self, call: cst.Call, before: str = "", after: str = "", inner: cst.IndentedBlock | None = None
+    ) -> cst.Call:
+        """`call` laid out for the tree's line length, on its line between `before` and `after`."""
+        unit = self.module.default_indent
+        return _fitted(call, self._indent(inner), unit, self._line_length, len(before), len(after))
 
     @property
     def _function_names(self) -> list[str]:
@@ -215,6 +302,14 @@ class MoveCoreOntoRuntime(MigrationCodemod):
             # 0.5.16: the overrides are init_new's keyword arguments, handed on to the view.
             function, statement = init_new_with_override_arguments(function, statement)
             AddImportsVisitor.add_needed_import(self.context, "typing", "Optional")
+        else:
+            assignment = cst.ensure_type(statement.body[0], cst.Assign)
+            view = self._fitted(
+                cst.ensure_type(assignment.value, cst.Call),
+                f"{batch} = ",
+                inner=cst.ensure_type(function.body, cst.IndentedBlock),
+            )
+            statement = statement.with_changes(body=[assignment.with_changes(value=view)])
         body = list(function.body.body)
         first = 1 if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])) else 0
         body.insert(first, statement)
@@ -237,8 +332,9 @@ class MoveCoreOntoRuntime(MigrationCodemod):
             inner[0] = inner[0].with_changes(
                 leading_lines=[line for line in leading_lines(inner[0]) if line.comment is not None]
             )
+            entered = cst.ensure_type(cst.parse_expression(f"{ISOLATION}({name}, self.{RING_ATTRIBUTE})"), cst.Call)
             isolation = cst.With(
-                items=[cst.WithItem(cst.parse_expression(f"{ISOLATION}({name}, self.{RING_ATTRIBUTE})"))],
+                items=[cst.WithItem(self._fitted(entered, "with ", ":"))],
                 body=cst.IndentedBlock(body=inner),
             )
             # What the pin and the copy said (why the copy is needed) now heads the isolation that does both.
@@ -268,7 +364,7 @@ class MoveCoreOntoRuntime(MigrationCodemod):
                     cst.Call,
                 )
                 call = call.with_changes(args=[call.args[0], call.args[1].with_changes(value=stream)])
-                result.append(cst.SimpleStatementLine(body=[cst.Expr(call)]))
+                result.append(cst.SimpleStatementLine(body=[cst.Expr(self._fitted(call))]))
         return result
 
     def _create_ring(self, body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:

@@ -195,7 +195,9 @@ def _tool_tables(root: Path) -> dict[str, Any]:
     return tool if isinstance(tool, dict) else {}
 
 
-def _configured_formatter(root: Path) -> str | None:
+def configured_formatter(root: Path) -> str | None:
+    """The formatter `root`'s configuration names (`[tool.black]`, `[tool.ruff.format]`, or a black
+    or ruff-format hook in `.pre-commit-config.yaml`), or None."""
     tool = _tool_tables(root)
     if "black" in tool:
         return "black"
@@ -216,7 +218,7 @@ def _configured_formatter(root: Path) -> str | None:
 
 def resolve_formatter(choice: str, root: Path) -> Formatter | None:
     """The formatter for a run over `root`, or None. Raises FormatterMissing when it is not installed."""
-    name = _configured_formatter(root) if choice == "auto" else (None if choice == "none" else choice)
+    name = configured_formatter(root) if choice == "auto" else (None if choice == "none" else choice)
     if name is None:
         return None
     if name == "black":

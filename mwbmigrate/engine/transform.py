@@ -8,7 +8,7 @@ import re
 import tokenize
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import libcst as cst
 from libcst.codemod import CodemodContext
@@ -22,6 +22,7 @@ from mwbmigrate.analysis.signatures import ProjectSignatures
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, DerivedRelease, register_release
 from mwbmigrate.codemods import CODEMODS, PREFILTER_BYTES
 from mwbmigrate.codemods.base import RUNTIME_MODULE, STATE_KEY, MigrationCodemod, MigrationState, tidy_block_start
+from mwbmigrate.codemods.core_runtime import LINE_LENGTH_KEY
 from mwbmigrate.codemods.findings import Finding, FindingStore, PassFindings, RenderFindings, placed_findings
 from mwbmigrate.codemods.wild_shapes import ReportWildShapes, collapse_version_gates, imports_foreign_old_class
 from mwbmigrate.engine.code_view import code_view, triggered
@@ -37,6 +38,9 @@ from mwbmigrate.engine.source import (
 )
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 from mwbmigrate.review import NOTE, code_kind
+
+if TYPE_CHECKING:  # imported where imports are inserted
+    from mwbmigrate.engine.import_insertion import ImportSorting
 
 _CR_ONLY = re.compile(r"\r(?!\n)")
 # Set to any non-empty value, codemods see whole modules (no function body left out).
@@ -72,6 +76,12 @@ class TransformOptions:
     runtime_module: str = RUNTIME_MODULE  # the runtime helpers' module: mwbmigrate.runtime, or a vendored copy
     request_mirror: bool | None = None  # the tree's ScheduleBatch keeps req_pool_indices_cpu; None: no such module here
     elide: bool = True  # leave out the function bodies no codemod can act on (engine/elision.py)
+    # The tree's own style (config.configured_line_length, config.project_import_sorting): the line
+    # length inserted statements are wrapped to, black's way (None: none is configured, and they keep
+    # their one-line form), and its import sorter (None: added imports go after the leading ones, as
+    # LibCST puts them).
+    wrap_line_length: int | None = None
+    import_sorting: ImportSorting | None = None
 
     def runs(self, codemod: type[MigrationCodemod]) -> bool:
         return codemod.CODE not in self.disabled and codemod.NAME not in self.disabled
@@ -272,7 +282,9 @@ def _transform_text(
         )
     state = migration_state(location_path or display_path, options)
     state.old_api_in_code = gate.admitted is None
-    context = CodemodContext(filename=display_path, scratch={STATE_KEY: state})
+    context = CodemodContext(
+        filename=display_path, scratch={STATE_KEY: state, LINE_LENGTH_KEY: options.wrap_line_length}
+    )
     current = text
     # Another project's ModelWorkerBatch (a JAX port, say): nothing here is SGLang's old API.
     foreign = imports_foreign_old_class(module, state.location)
@@ -318,10 +330,11 @@ def _transform_text(
             pruned = pruned.with_changes(body=tidy_block_start(module.body, pruned.body))
         module = pruned
     if context.scratch.get(AddImportsVisitor.CONTEXT_KEY):
-        # AddImportsVisitor's own output, without its deep copy and two walks (engine/import_insertion.py).
+        # AddImportsVisitor's own output, without its deep copy and two walks, or the tree's import
+        # sorter's placement (engine/import_insertion.py).
         from mwbmigrate.engine.import_insertion import insert_imports
 
-        module = insert_imports(module, context)
+        module = insert_imports(module, context, options.import_sorting, options.wrap_line_length)
         context.scratch.pop(AddImportsVisitor.CONTEXT_KEY, None)
     # One rendering of the final module for positions: the items and the marker layout share it.
     positions = LocalPositions().within(module) if state.findings else {}

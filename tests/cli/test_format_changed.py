@@ -342,11 +342,6 @@ def _without_ruff(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
             b"",
             "error: --format-changed ruff: ruff is not installed: pip install 'mwbmigrate[ruff]' (or ruff)\n",
         ),
-        (
-            "auto",
-            b"[tool.black]\n",
-            "error: --format-changed auto: black is not installed: pip install 'mwbmigrate[black]' (or black)\n",
-        ),
     ],
 )
 def test_a_missing_formatter_is_one_line_and_exit_2(
