@@ -32,9 +32,18 @@ from mwbmigrate.analysis.target_versions import (
     resolve_target,
 )
 from mwbmigrate.codemods import ALL_CODEMODS, codemod_by_key, dependents, split_prerequisites
-from mwbmigrate.config import MARKER_VALUES, ConfigError, load_config, project_line_length, project_roots
+from mwbmigrate.config import (
+    MARKER_VALUES,
+    ConfigError,
+    configured_line_length,
+    load_config,
+    project_import_sorting,
+    project_line_length,
+    project_roots,
+)
 from mwbmigrate.engine.apply import dirty_files, write_result
 from mwbmigrate.engine.cache import ResultCache
+from mwbmigrate.engine.dependency import edited_file, plan_runtime_dependency, write_runtime_dependency
 from mwbmigrate.engine.discovery import (
     Discovery,
     DiscoveryError,
@@ -49,7 +58,9 @@ from mwbmigrate.engine.transform import NO_ELISION_ENV, TransformOptions
 from mwbmigrate.engine.vendoring import apply_vendoring
 from mwbmigrate.log_progress import ProgressLines
 from mwbmigrate.report import (
+    MARKDOWN_BUDGET,
     colourise,
+    dependency_diff,
     file_diff,
     render_json,
     render_markdown,
@@ -154,14 +165,17 @@ def _disabled_codemods(select: list[str], ignore: list[str]) -> frozenset[str]:
 def _formatter(choice: str, paths: list[Path]) -> Formatter | None:
     """The formatter `--format-changed` names, resolved once before the run (a missing one: exit 2).
     `auto` takes the nearest configuration that names one: the pyproject.toml's folder, then the git
-    work tree."""
+    work tree; when the one it finds is not installed, it warns and the run goes on unformatted (the
+    rewrite already keeps to the tree's line length and import order)."""
     try:
         for root in project_roots(paths):
             formatter = resolve_formatter(choice, root)
             if formatter is not None or choice != FormatChanged.auto.value:
                 return formatter
     except FormatterMissing as error:
-        raise _fail(f"--format-changed {choice}: {error}") from error
+        if choice != FormatChanged.auto.value:
+            raise _fail(f"--format-changed {choice}: {error}") from error
+        _stderr().print(f"warning: --format-changed auto: {escape(str(error))}; the rewrite is not formatted")
     return None
 
 
@@ -329,6 +343,13 @@ def rewrite(
         "--format-changed",
         help="Format only the statements the rewrite changed: with black, ruff, auto (the formatter the repository configures, else none) or none (default: the configuration's `format-changed`, else none).",
     ),
+    markdown_limit: int = typer.Option(
+        MARKDOWN_BUDGET,
+        "--markdown-limit",
+        metavar="N",
+        min=1,
+        help=f"With --format markdown: the most characters the report may have (default {MARKDOWN_BUDGET:,}, under the 65,536 a GitHub comment holds); what does not fit is left out, hazards last, and the report says what.",
+    ),
 ) -> None:
     """Rewrite a codebase from ModelWorkerBatch to ScheduleBatch (in place unless --dry-run or --check).
 
@@ -383,6 +404,8 @@ def rewrite(
         markers=write_markers,
         note_markers=note_markers,
         line_length=project_line_length(config_paths),
+        wrap_line_length=configured_line_length(config_paths),
+        import_sorting=project_import_sorting(config_paths),
         disabled=_disabled_codemods(select, ignore),
         selected_reviews=review_select,
         ignored_reviews=frozenset(k for k in ignore if k.startswith("MWB1")),
@@ -452,6 +475,10 @@ def rewrite(
             bar.stop()
     if contract_state.note:
         summary.contract_note = contract_state.note
+    # Rewritten files that now import mwbmigrate.runtime: the tree's packaging must name it.
+    tree_root = display_root([Path(stdin_filename)] if stdin_data is not None else paths)
+    summary.runtime_dependency = plan_runtime_dependency(summary.results, tree_root)
+    declaration_file = edited_file(summary.runtime_dependency)
 
     writing = not dry_run and not check
     vendored_changes = [v for v in summary.vendored if v.changed]
@@ -464,7 +491,8 @@ def rewrite(
     if stdin_data is None and writing and (summary.changed or vendored_changes) and not allow_dirty:
         # A refreshed vendored file is overwritten like a rewritten one: the same guard.
         refreshed = [Path(v.path) for v in vendored_changes if v.previous is not None]
-        dirty = dirty_files([Path(r.path) for r in summary.changed] + refreshed)
+        declaration = [declaration_file] if declaration_file is not None else []
+        dirty = dirty_files([Path(r.path) for r in summary.changed] + refreshed + declaration)
         if dirty:
             names = "\n  ".join(str(p) for p in dirty)
             raise _fail(
@@ -479,6 +507,7 @@ def rewrite(
             temporary.unlink(missing_ok=True)
         # The copy first, so that no rewritten file is ever left importing a missing package.
         apply_vendoring(summary)
+        summary.runtime_dependency = write_runtime_dependency(summary.runtime_dependency)
         for index, result in enumerate(summary.results):
             if result.status is FileStatus.CHANGED:
                 reason = write_result(result)
@@ -489,7 +518,9 @@ def rewrite(
     if output_format is OutputFormat.json:
         sys.stdout.write(render_json(summary, mode=mode, skipped_folders=discovery.skipped_folders))
     elif output_format is OutputFormat.markdown:
-        sys.stdout.write(render_markdown(summary, skipped_folders=discovery.skipped_folders))
+        sys.stdout.write(
+            render_markdown(summary, skipped_folders=discovery.skipped_folders, limit=markdown_limit, wrote=writing)
+        )
     else:
         if dry_run:
             colour = sys.stdout.isatty()
@@ -502,12 +533,15 @@ def rewrite(
             for file in vendored_changes:
                 diff = vendored_diff(file)
                 sys.stdout.buffer.write((colourise(diff) if colour else diff).encode("utf-8", "surrogateescape"))
+            diff = dependency_diff(summary.runtime_dependency)
+            sys.stdout.buffer.write((colourise(diff) if colour else diff).encode("utf-8", "surrogateescape"))
             sys.stdout.flush()
         render_summary(summary, console, wrote=writing, skipped_folders=discovery.skipped_folders)
 
-    if summary.failed or any(v.error for v in summary.vendored):
+    declaration_failed = summary.runtime_dependency is not None and summary.runtime_dependency.error is not None
+    if summary.failed or any(v.error for v in summary.vendored) or declaration_failed:
         raise typer.Exit(EXIT_ERROR)
-    if check and (summary.changed or vendored_changes):
+    if check and (summary.changed or vendored_changes or declaration_file):
         raise typer.Exit(EXIT_CHANGES)
     raise typer.Exit(EXIT_OK)
 
@@ -546,6 +580,22 @@ def verify(
         "--against",
         help="Instead: check PATH statically against a real SGLang release (a version to download, a wheel or an unpacked folder); exit 1 on a mismatch.",
     ),
+    baseline: Optional[str] = typer.Option(
+        None,
+        "--baseline",
+        help="With --against: the SGLang release PATH is based on (a version, a wheel or a folder); what that release's own tree mismatches is not counted (matched by kind, module, function and message, not by line).",
+    ),
+    changed_since: Optional[str] = typer.Option(
+        None,
+        "--changed-since",
+        metavar="REV",
+        help="With --against: count only mismatches in files that changed between the git revision REV and the working tree (untracked files included).",
+    ),
+    touched_statements: bool = typer.Option(
+        False,
+        "--touched-statements",
+        help="With --changed-since: count only mismatches on statements the diff touches (a changed line in the statement, in a compound statement's header, or in the comments right above it).",
+    ),
 ) -> None:
     """Check a migrated tree and run the regression suite (exit 0 only when everything that ran passed)."""
     from mwbmigrate.verify.runner import run_verify
@@ -559,7 +609,26 @@ def verify(
 
         if path is None:
             raise _fail("--against needs PATH, the tree to check")
-        raise typer.Exit(run_against(path, against, fmt=output_format.value, allow_review_markers=allow_review_markers))
+        if touched_statements and changed_since is None:
+            raise _fail("--touched-statements needs --changed-since REV, the revision to diff against")
+        raise typer.Exit(
+            run_against(
+                path,
+                against,
+                fmt=output_format.value,
+                allow_review_markers=allow_review_markers,
+                baseline=baseline,
+                changed_since=changed_since,
+                touched_statements=touched_statements,
+            )
+        )
+    for flag, given in (
+        ("--baseline", baseline is not None),
+        ("--changed-since", changed_since is not None),
+        ("--touched-statements", touched_statements),
+    ):
+        if given:
+            raise _fail(f"{flag} needs --against RELEASE: it narrows what that check counts")
     code = run_verify(
         path,
         gpu=gpu.value,

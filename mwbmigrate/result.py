@@ -27,6 +27,9 @@ class ReviewItem:
     # "hazard": behaviour may differ or the code breaks on the target (a marker in the code);
     # "note": nothing on the line behaves differently (the report only, unless `--markers all`).
     kind: str = "hazard"
+    # A marker an earlier run left in the code that no rule of this run reported again: work still
+    # open on the tree, counted with the run's own items (engine/standing_markers.py).
+    standing: bool = False
 
     def location(self) -> str:
         return f"{self.path}:{self.line}:{self.column}"
@@ -76,6 +79,30 @@ class VendoredFile:
         return self.status in ("created", "refreshed")
 
 
+@dataclass(frozen=True)
+class RuntimeDependency:
+    """The migrated tree's declaration of the runtime distribution, once rewritten files import
+    `mwbmigrate.runtime` (engine/dependency.py)."""
+
+    requirement: str  # what is declared, "mwbmigrate-runtime>=0.1.0"
+    importers: tuple[str, ...]  # display paths of the files this run makes import `mwbmigrate.runtime`
+    # "added": the run edits `path` (`original` -> `updated`); "declared": `path` already names it;
+    # "manual": nothing edited, `advice` says what to do (and `path`, when known, where).
+    status: str
+    path: str | None = None  # absolute path of the declaration file
+    display_path: str | None = None  # as it appears in diffs, like FileResult.display_path
+    original: str | None = None
+    updated: str | None = None
+    advice: str = ""
+    error: str | None = None  # why the edit could not be written (the run then fails)
+    written: bool = False  # the edit is on disk (stdin's run, which writes only the module, never writes it)
+
+    @property
+    def changed(self) -> bool:
+        """An edit that is (or would be) written."""
+        return self.status == "added" and self.error is None
+
+
 @dataclass
 class RunSummary:
     results: list[FileResult] = field(default_factory=list)
@@ -88,6 +115,8 @@ class RunSummary:
     # and one line saying against what it ran, or why it did not.
     contract_breaks: int | None = None
     contract_note: str = ""
+    # Where the tree declares the runtime its rewritten files now import (None: no file imports it).
+    runtime_dependency: RuntimeDependency | None = None
 
     @property
     def parsed(self) -> int:

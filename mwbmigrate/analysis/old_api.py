@@ -141,6 +141,16 @@ class ModuleLocation:
     def is_schedule_batch_module(self) -> bool:
         return self.inside_sglang and self.parts[-2:] == ("managers", "schedule_batch.py")
 
+    @property
+    def sglang_context(self) -> tuple[str, ...]:
+        """All the first pass's rules read of the path (with the path relative to the tree's root):
+        the folders from the innermost `sglang` one down, inside SGLang; nothing outside it. So a
+        result holds for a copy of the tree wherever it sits (the result cache's key, engine/cache.py)."""
+        folders = self.parts[:-1]
+        if "sglang" not in folders:
+            return ()
+        return self.parts[len(folders) - 1 - folders[::-1].index("sglang") :]
+
 
 def is_sglang_schedule_batch_module(module: str, location: ModuleLocation) -> bool:
     """True when dotted `module` (possibly relative, leading dots) is SGLang's `schedule_batch`."""

@@ -4,8 +4,11 @@ processed again (as ruff and black do).
 An entry is one file's `FileResult` for one pass, keyed by everything its result depends on:
 - the tool: the package version, a hash of every source file of the mwbmigrate package (a code change
   invalidates every entry), LibCST's version and Python's (the parser and the validating `compile`);
-- the file: its bytes' hash, its absolute path and its display path (relative imports, the schedule
-  batch module and the paths reported depend on them);
+- the file: its bytes' hash, its display path (relative to the tree's root: the paths reported) and
+  what the rules read of where it sits (`ModuleLocation.sglang_context`: relative imports and the
+  schedule batch module depend on it), never the absolute path, so a copy of the tree elsewhere
+  (dry-run here, applied in a clone) finds the same entries; pass 2, which matches imports by
+  path endings that can reach above the root, keys on the absolute path too;
 - the options: every `TransformOptions` field, in canonical form (for pass 2 they carry the project's
   renamed signatures, the pass's other input), and the codemods run.
 Pass 2's key includes pass 1's, so it also follows the file's bytes.

@@ -30,7 +30,8 @@ from mwbmigrate.engine.discovery import DiscoveredFile, Discovery, discover
 from mwbmigrate.engine.formatting import Formatter, format_result
 from mwbmigrate.engine.pause import pause_point
 from mwbmigrate.engine.prefilter import byte_candidate, needs_parsing, prose_only_result
-from mwbmigrate.engine.source import UnreadableFile, read_regular_file
+from mwbmigrate.engine.review_locations import MARKER_BYTES, final_review_items
+from mwbmigrate.engine.source import UnreadableFile, UnreadableSource, decode_source, read_regular_file
 from mwbmigrate.engine.transform import TransformOptions, transform_file
 from mwbmigrate.engine.vendoring import is_vendored, options_for_file, plan_vendoring
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem, RunSummary
@@ -193,6 +194,7 @@ class _FirstPass:
     results: dict[int, FileResult]
     data: dict[int, bytes]  # the bytes read, for the byte-prefilter candidates
     keys: dict[int, str]  # their cache keys (with a cache)
+    marked: dict[int, bytes]  # the bytes of the files the prefilter let go that carry review markers
     prose_only: set[int]  # candidates the token prefilter let go: still read by pass 2
 
 
@@ -203,7 +205,7 @@ def _first_pass(
     progress: Progress | None,
     cache: ResultCache | None,
 ) -> _FirstPass:
-    state = _FirstPass({}, {}, {}, set())
+    state = _FirstPass({}, {}, {}, {}, set())
     work: list[tuple[int, _PassOne, int]] = []
     for index, discovered in enumerate(files):
         options = options_of(discovered)
@@ -219,14 +221,16 @@ def _first_pass(
             continue
         if not byte_candidate(data):
             state.results[index] = FileResult(str(discovered.path), discovered.display_path, FileStatus.SKIPPED)
+            if MARKER_BYTES in data:
+                state.marked[index] = data
             if progress:
                 progress(1)
             continue
         state.data[index] = data
         if cache is not None:
-            state.keys[index] = key = cache.key(
-                "pass-1", str(discovered.path), discovered.display_path, data, options, CODEMODS
-            )
+            # Not the absolute path: a copy of the tree elsewhere gets the same results.
+            location = ModuleLocation(Path(discovered.path).as_posix(), options.extra_modules).sglang_context
+            state.keys[index] = key = cache.key("pass-1", location, discovered.display_path, data, options, CODEMODS)
             cached = cache.load(key, str(discovered.path), discovered.display_path)
             if cached is not None:
                 state.results[index] = cached
@@ -274,7 +278,9 @@ def _second_pass(
             continue
         options = options_of(result)
         if cache is not None and index in first.keys:
-            keys[index] = key = cache.key("pass-2", first.keys[index], options, SECOND_PASS_CODEMODS)
+            # The absolute path: pass 2 matches imports against the tree's files by their paths'
+            # endings, which can reach above the tree's root (and its options carry those paths).
+            keys[index] = key = cache.key("pass-2", first.keys[index], result.path, options, SECOND_PASS_CODEMODS)
             cached = cache.load(key, result.path, result.display_path)
             if cached is not None:
                 results[index] = cached
@@ -353,6 +359,25 @@ def _contract_one(item: _PassTwo) -> FileResult:
     return _after(before, marked, marked.review_items)
 
 
+def _with_final_locations(result: FileResult, data: bytes | None) -> FileResult:
+    """`result` with its items at their statements' first lines, and the markers standing in its
+    final text that no rule reported this run as open items (engine/review_locations.py)."""
+    if result.status is FileStatus.FAILED:
+        return result
+    text = result.rewritten
+    if text is None:
+        if not result.review_items and (data is None or MARKER_BYTES not in data):
+            return result
+        if data is None:
+            return result
+        try:
+            text = decode_source(data).text
+        except UnreadableSource:
+            return result
+    items = final_review_items(text, result.display_path, result.review_items)
+    return result if items == result.review_items else replace(result, review_items=items)
+
+
 def run_rewrite(
     paths: list[Path],
     options: TransformOptions,
@@ -427,6 +452,10 @@ def run_rewrite(
         )
     if formatter is not None:
         results = [format_result(result, formatter) for result in results]
+    results = [
+        _with_final_locations(result, first.data.get(index) or first.marked.get(index))
+        for index, result in enumerate(results)
+    ]
     summary.results.extend(results)
     summary.results.sort(key=lambda r: r.display_path)
     if vendor_runtime:

@@ -131,3 +131,28 @@ def test_stdin_answers_alike_with_and_without_the_cache(tmp_path: Path) -> None:
     assert uncached[1] != module
     assert _run(cache, "-", "--stdin-filename", target, stdin=module) == uncached
     assert _run(cache, "-", "--stdin-filename", target, stdin=module) == uncached
+
+
+def test_a_copy_of_the_tree_elsewhere_answers_from_the_same_entries(tmp_path: Path, no_transform) -> None:  # type: ignore[no-untyped-def]
+    """Dry-run in one place, apply in a copy: the entries do not depend on where the tree sits."""
+    here, there = _tree(tmp_path / "here" / "fork"), _tree(tmp_path / "elsewhere" / "deeper" / "fork")
+    cache = tmp_path / "cache"
+    uncached = _run(cache, str(there), "--dry-run", "--no-cache")
+    _run(cache, str(here), "--dry-run")
+    no_transform()
+    assert _run(cache, str(there), "--dry-run") == uncached
+
+
+def test_an_entry_inside_sglang_is_not_taken_for_a_file_outside_it(tmp_path: Path) -> None:
+    """Where a module sits inside an `sglang` folder its relative imports are SGLang's: the key
+    keeps that part of the location."""
+    source = (EXAMPLES / "my_fork" / "custom_worker.py").read_bytes()
+    inside, outside = tmp_path / "sglang" / "srt" / "w.py", tmp_path / "plain" / "srt" / "w.py"
+    for path in (inside, outside):
+        path.parent.mkdir(parents=True)
+        path.write_bytes(source.replace(b"from sglang.srt.managers", b"from ..managers"))
+    cache = tmp_path / "cache"
+    inside_run, outside_run = (_run(cache, str(p.parent), "--dry-run", "--no-cache") for p in (inside, outside))
+    assert inside_run[1].replace("sglang/", "plain/") != outside_run[1], "the two locations must rewrite differently"
+    assert _run(cache, str(inside.parent), "--dry-run") == inside_run
+    assert _run(cache, str(outside.parent), "--dry-run") == outside_run
