@@ -34,6 +34,26 @@ TOOL_DEPENDENCIES = ("libcst", "typer", "rich", "pathspec")
 STEP_TIMEOUT = 60
 
 
+def _wheel(project: Path, wheels: Path, pattern: str) -> Path:
+    """The one wheel pip builds of `project`, offline, with the build tools of this environment."""
+    _run(
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--quiet",
+        "--no-deps",
+        "--no-build-isolation",
+        "--no-index",
+        project,
+        "-w",
+        wheels,
+        cwd=wheels.parent,
+    )
+    (wheel,) = wheels.glob(pattern)
+    return wheel
+
+
 def _run(*command: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     completed = subprocess.run(
         [str(part) for part in command], cwd=cwd, capture_output=True, text=True, timeout=STEP_TIMEOUT
@@ -51,23 +71,7 @@ def runtime_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(RUNTIME_SOURCE, source / "mwbmigrate" / "runtime")
     (source / "mwbmigrate" / "runtime" / "__pycache__").mkdir(exist_ok=True)
     (source / "mwbmigrate" / "runtime" / "__pycache__" / "stale.cpython-311.pyc").write_bytes(b"")
-    wheels = work / "wheels"
-    _run(
-        sys.executable,
-        "-m",
-        "pip",
-        "wheel",
-        "--quiet",
-        "--no-deps",
-        "--no-build-isolation",
-        "--no-index",
-        source / "packaging" / "runtime",
-        "-w",
-        wheels,
-        cwd=work,
-    )
-    (wheel,) = wheels.glob("mwbmigrate_runtime-*.whl")
-    return wheel
+    return _wheel(source / "packaging" / "runtime", work / "wheels", "mwbmigrate_runtime-*.whl")
 
 
 def test_wheel_holds_the_runtime_and_nothing_else(runtime_wheel: Path) -> None:
@@ -145,22 +149,7 @@ def test_the_tool_wheel_leaves_the_runtime_to_its_distribution(tmp_path: Path) -
     (source / "mwbmigrate.egg-info" / "SOURCES.txt").write_text(
         "".join(f"mwbmigrate/runtime/{path.name}\n" for path in RUNTIME_SOURCE.iterdir() if path.is_file())
     )
-    wheels = tmp_path / "wheels"
-    _run(
-        sys.executable,
-        "-m",
-        "pip",
-        "wheel",
-        "--quiet",
-        "--no-deps",
-        "--no-build-isolation",
-        "--no-index",
-        source,
-        "-w",
-        wheels,
-        cwd=tmp_path,
-    )
-    (wheel,) = wheels.glob("mwbmigrate-*.whl")
+    wheel = _wheel(source, tmp_path / "wheels", "mwbmigrate-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
