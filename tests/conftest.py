@@ -28,11 +28,19 @@ def _private_result_cache(tmp_path_factory: pytest.TempPathFactory):
     # with a clock of its own).
     os.environ["MWBMIGRATE_NO_PROGRESS"] = "1"
     # The releases `rewrite --target-version` checks against come from the wheels the corpus tests
-    # keep (downloaded once, .cache/sglang/wheels), not from a second download.
+    # keep (downloaded once, .cache/sglang/wheels), not from a second download; and a release's
+    # facts, extracted once (seconds per release), serve every xdist worker of this run: the cache
+    # writes them whole or not at all (verify/codebase.py), under a lock where it unpacks.
     wheels = Path(__file__).resolve().parent.parent / ".cache" / "sglang" / "wheels"
     wheels.mkdir(parents=True, exist_ok=True)
-    (cache / "sglang-releases").mkdir()
-    (cache / "sglang-releases" / "wheels").symlink_to(wheels, target_is_directory=True)
+    base = tmp_path_factory.getbasetemp()
+    releases = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "sglang-releases"
+    releases.mkdir(exist_ok=True)
+    try:
+        (releases / "wheels").symlink_to(wheels, target_is_directory=True)
+    except FileExistsError:
+        pass  # another worker made it
+    (cache / "sglang-releases").symlink_to(releases, target_is_directory=True)
     yield
     os.environ.pop("MWBMIGRATE_NO_PROGRESS", None)
     if previous is None:
