@@ -1,7 +1,7 @@
 """A fork whose hooks are black (line length 88) and isort (black's profile, `sglang` and the fork's
 own package first party): the rewrite's output passes both, with no `--format-changed`.
 
-The fork is tests/fixtures_repos/linted: modules where core-runtime inserts `record_stream_*` calls
+The fork is tests/fixtures_repos/linted (its SGLang-side modules under `placed/`): modules where core-runtime inserts `record_stream_*` calls
 and the isolation `with`, and the rewrite adds runtime and typing imports, with receivers long
 enough that the inserted lines do not fit in 88 columns on one line. Also: `--format-changed auto`
 finding a formatter that is not installed warns and carries on.
@@ -119,8 +119,14 @@ def _hooks(root: Path) -> dict[str, subprocess.CompletedProcess[str]]:
 
 
 def _copy(tmp_path: Path) -> Path:
+    """The fork as its hooks see it. The modules that stand in SGLang's own files are kept under
+    `placed/` (the repository holds no file at an SGLang path), and put where `placed/paths` says."""
     root = tmp_path / "fork"
-    shutil.copytree(FORK, root, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(FORK, root, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "placed"))
+    for line in (FORK / "placed" / "paths").read_text().splitlines():
+        name, destination = line.split()
+        (root / destination).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(FORK / "placed" / name, root / destination)
     return root
 
 
