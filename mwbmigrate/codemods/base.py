@@ -82,6 +82,7 @@ class MigrationState:
     clear_emptied_batches: bool = False  # see TransformOptions.clear_emptied_batches
     contract_breaks: tuple[tuple[int, str], ...] = ()  # see TransformOptions.contract_breaks
     project_defines: frozenset[str] = frozenset()  # see TransformOptions.project_defines
+    wrap_line_length: int | None = None  # see TransformOptions.wrap_line_length
     # False when the engine proved that no old-API name is in code (engine/transform.py CodeGate):
     # every version gate tests for or branches on one, so the module has none to find.
     old_api_in_code: bool = True

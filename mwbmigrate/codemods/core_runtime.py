@@ -64,8 +64,6 @@ RING = "BatchRecordRing"
 RING_ATTRIBUTE = "batch_record_ring"
 VERIFY_STREAMS = "record_stream_for_v2_verify"
 EACH_STREAM = "record_stream_each"
-# CodemodContext.scratch: the line length inserted calls are wrapped to, None for none (engine/transform.py).
-LINE_LENGTH_KEY = "mwbmigrate.wrap_line_length"
 _EMPTY = cst.SimpleWhitespace("")
 _SPACE = cst.SimpleWhitespace(" ")
 
@@ -258,8 +256,7 @@ class MoveCoreOntoRuntime(MigrationCodemod):
 
     @property
     def _line_length(self) -> int | None:
-        value = self.context.scratch.get(LINE_LENGTH_KEY)
-        return value if isinstance(value, int) else None
+        return self.state.wrap_line_length
 
     def _indent(self, inner: cst.IndentedBlock | None = None) -> int:
         """How wide the indentation of a statement of the innermost block being visited is (of

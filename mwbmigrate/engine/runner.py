@@ -366,9 +366,7 @@ def _with_final_locations(result: FileResult, data: bytes | None) -> FileResult:
         return result
     text = result.rewritten
     if text is None:
-        if not result.review_items and (data is None or MARKER_BYTES not in data):
-            return result
-        if data is None:
+        if data is None or (not result.review_items and MARKER_BYTES not in data):
             return result
         try:
             text = decode_source(data).text

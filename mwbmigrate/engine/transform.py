@@ -22,7 +22,6 @@ from mwbmigrate.analysis.signatures import ProjectSignatures
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, DerivedRelease, register_release
 from mwbmigrate.codemods import CODEMODS, PREFILTER_BYTES
 from mwbmigrate.codemods.base import RUNTIME_MODULE, STATE_KEY, MigrationCodemod, MigrationState, tidy_block_start
-from mwbmigrate.codemods.core_runtime import LINE_LENGTH_KEY
 from mwbmigrate.codemods.findings import Finding, FindingStore, PassFindings, RenderFindings, placed_findings
 from mwbmigrate.codemods.wild_shapes import ReportWildShapes, collapse_version_gates, imports_foreign_old_class
 from mwbmigrate.engine.code_view import code_view, triggered
@@ -156,6 +155,7 @@ def migration_state(path: str, options: TransformOptions) -> MigrationState:
         clear_emptied_batches=options.clear_emptied_batches,
         contract_breaks=options.contract_breaks,
         project_defines=options.project_defines,
+        wrap_line_length=options.wrap_line_length,
     )
 
 
@@ -282,9 +282,7 @@ def _transform_text(
         )
     state = migration_state(location_path or display_path, options)
     state.old_api_in_code = gate.admitted is None
-    context = CodemodContext(
-        filename=display_path, scratch={STATE_KEY: state, LINE_LENGTH_KEY: options.wrap_line_length}
-    )
+    context = CodemodContext(filename=display_path, scratch={STATE_KEY: state})
     current = text
     # Another project's ModelWorkerBatch (a JAX port, say): nothing here is SGLang's old API.
     foreign = imports_foreign_old_class(module, state.location)
