@@ -168,6 +168,10 @@ def _map(
         except BaseException:
             for future in futures:  # queued files are not started once the run is stopping
                 future.cancel()
+            # Ctrl-C reaches the workers too: one it catches while it reads the task queue can leave
+            # the pool's shutdown waiting for ever, so a stopping run ends its workers itself.
+            for process in list(pool._processes.values()):
+                process.terminate()
             raise
     return results
 
