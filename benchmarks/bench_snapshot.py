@@ -1,12 +1,13 @@
 """Benchmark: the cost of a snapshot kept in code, next to the forward isolation's, per forward.
 
-Run: ``python benchmarks/bench_snapshot.py [--calls N] [--repeats R] [--decode-step-ms MS]``
+Run: ``python benchmarks/bench_snapshot.py [--calls N] [--repeats R] [--decode-step-ms MS] [--requests 64,256]``
 
 Where the rewrite cannot prove that the live batch reads the same, it keeps the snapshot:
 ``worker_batch_snapshot(batch)`` once per forward. This prints, side by side in one run on the
-same 120-field batch shaped like 0.5.13's ``ScheduleBatch`` (64 requests, a speculative input):
+same 120-field batch shaped like 0.5.13's ``ScheduleBatch`` (a speculative input), once for each
+request count of ``--requests`` (64 and 256 by default):
 
-* the kept snapshot, ``worker_batch_snapshot(batch)``;
+* the kept snapshot, ``worker_batch_snapshot(batch)``: the old object, built by the old method's reads;
 * what it replaces in 0.5.12, a ``ModelWorkerBatch``-like dataclass built from 51 fields;
 * the 0.5.13 scheduler's ``overlap_forward_isolation`` enter+exit around a forward (full snapshot);
 
@@ -32,7 +33,6 @@ from mwbmigrate.runtime import BatchRecordRing, overlap_forward_isolation, worke
 
 N_FIELDS = 120
 N_OLD_FIELDS = 51
-N_REQS = 64
 
 
 class CaptureHiddenMode(enum.Enum):
@@ -93,12 +93,12 @@ _NAMED = [
 ]
 
 
-def _batch() -> Any:
+def _batch(n_reqs: int) -> Any:
     names = _NAMED + [f"field_{i:03d}" for i in range(N_FIELDS - len(_NAMED))]
     cls = dataclasses.make_dataclass("ScheduleBatch", [(n, Any, dataclasses.field(default=None)) for n in names])
     cls.is_spec_v2 = property(lambda self: self.spec_algorithm.supports_spec_v2())
     return cls(
-        reqs=[_Req(f"lora{i % 4}", i, None) for i in range(N_REQS)],
+        reqs=[_Req(f"lora{i % 4}", i, None) for i in range(n_reqs)],
         forward_mode=_ForwardMode.DECODE,
         sampling_info=_SamplingInfo(),
         spec_algorithm=_SpecAlgorithm(),
@@ -119,12 +119,16 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=20000)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--decode-step-ms", type=float, default=10.0)
+    parser.add_argument("--requests", default="64,256", help="request counts, comma-separated")
     args = parser.parse_args()
     module = types.ModuleType("sglang.srt.model_executor.forward_batch_info")
     module.CaptureHiddenMode = CaptureHiddenMode  # type: ignore[attr-defined]
     sys.modules[module.__name__] = module  # where the snapshot looks the enum up, as in a server
+    for n_reqs in (int(n) for n in args.requests.split(",")):
+        _measure(_batch(n_reqs), n_reqs, args.calls, args.repeats, args.decode_step_ms)
 
-    batch = _batch()
+
+def _measure(batch: Any, n_reqs: int, calls: int, repeats: int, decode_step_ms: float) -> None:
     old_class = _old_snapshot_class()
     old_names = [f"field_{i:03d}" for i in range(N_OLD_FIELDS)]
     ring = BatchRecordRing(2)
@@ -148,11 +152,11 @@ def main() -> None:
     sides = {"kept snapshot (worker_batch_snapshot)": kept_snapshot, "0.5.12 get_model_worker_batch": old_method}
     sides["0.5.13 forward isolation (enter+exit)"] = isolation
     best = {name: float("inf") for name in sides}
-    for _ in range(args.repeats):
+    for _ in range(repeats):
         for name, run in sides.items():  # alternating round by round
-            best[name] = min(best[name], timeit.timeit(run, number=args.calls) / args.calls)
-    step_us = args.decode_step_ms * 1000
-    print(f"batch: {N_FIELDS} fields, {N_REQS} requests; decode step taken as {args.decode_step_ms} ms")
+            best[name] = min(best[name], timeit.timeit(run, number=calls) / calls)
+    step_us = decode_step_ms * 1000
+    print(f"batch: {N_FIELDS} fields, {n_reqs} requests; decode step taken as {decode_step_ms} ms")
     print(f"{'':42} {'µs/forward':>11} {'% of a decode step':>19}")
     for name, seconds in best.items():
         micro = seconds * 1e6
@@ -160,7 +164,7 @@ def main() -> None:
     kept = best["kept snapshot (worker_batch_snapshot)"] * 1e6
     print(f"kept snapshot / isolation: {kept / (best['0.5.13 forward isolation (enter+exit)'] * 1e6):.2f}")
     print(f"kept snapshot / 0.5.12 method: {kept / (best['0.5.12 get_model_worker_batch'] * 1e6):.2f}")
-    print(f"under 1% of a decode step: {'yes' if kept < step_us / 100 else 'no'}")
+    print(f"under 1% of a decode step: {'yes' if kept < step_us / 100 else 'no'}\n")
 
 
 if __name__ == "__main__":

@@ -14,9 +14,11 @@ The allowlist (README, "When the live batch is read"):
    in the statements that follow it in its block (or the call is inline, in such a statement);
 2. each of those statements is `ForwardBatch.init_new(...)` alone: an expression statement,
    `return`, or an assignment to a local bound nowhere else in the function;
-3. `ForwardBatch` is bound once, by an import from SGLang, and the module stores no `init_new`
-   attribute (a monkeypatch);
-4. every argument is the snapshot, a local or parameter name, or a literal.
+3. `ForwardBatch` is bound once, by an import from SGLang;
+4. every argument is the snapshot, a local or parameter name, or a literal;
+5. nowhere in the tree is `init_new` patched, nor code run when the forward reads an attribute (a
+   property named as a field the forward reads, `__getattribute__`, a descriptor class): the
+   whole-tree facts of `analysis/tree_facts.py`.
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import Assignment, ImportAssignment, Scope
+from libcst.metadata import Assignment, BaseAssignment, ImportAssignment, Scope
+
+from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_OBJECT_FIELDS
+from mwbmigrate.analysis.tree_facts import WindowFacts
 
 CONSUMER = "init_new"
 CONSUMER_CLASS = "ForwardBatch"
@@ -51,15 +56,21 @@ _LIST_CHANGES = frozenset({"append", "extend", "insert", "pop", "remove", "clear
 _REQUEST_LIST_CHANGERS = frozenset({"merge_batch"})
 # Builtins that read a list they are handed and never change it.
 _LIST_READERS = frozenset({"len", "list", "tuple", "sorted", "enumerate", "zip", "iter", "reversed", "any", "all"})
-# Reflection a kept snapshot answers differently from the old object: its class is the batch's.
-_REFLECTING_CALLS = frozenset({"type", "hasattr", "vars"})
-_REFLECTING_ATTRIBUTES = frozenset({"__class__", "__dict__", "__slots__", "__dataclass_fields__"})
+# Reflection a kept snapshot answers differently from the old object. The snapshot is the runtime's
+# `ModelWorkerBatch`, with the old fields (`vars`, `dataclasses.fields` / `asdict` answer alike), whose
+# `__class__` is the batch's class (a migrated type test keeps its branch, but a test against another
+# class, `type(x)`, and the class's name differ), which also answers the new API's field names
+# (`hasattr`, `getattr` with a default, `except AttributeError`), and which `dataclasses.replace`
+# rebuilds as its `__class__`.
+_REFLECTING_CALLS = frozenset({"type", "isinstance", "issubclass"})
+_ATTRIBUTE_PROBES = frozenset({"hasattr", "getattr"})
+_REFLECTING_ATTRIBUTES = frozenset({"__class__", "__slots__"})
 _SIGNATURE_ATTRIBUTES = frozenset({"__signature__", "__code__", "co_varnames", "__wrapped__"})
 # The words a body that reflects on signatures holds (what `reflects_on_signatures` looks for: one of
 # these attributes, or a function of `inspect`).
 SIGNATURE_WORDS = (*sorted(_SIGNATURE_ATTRIBUTES), "inspect")
 _REFLECTING_FUNCTIONS = {
-    "dataclasses": frozenset({"replace", "fields", "asdict", "astuple", "is_dataclass"}),
+    "dataclasses": frozenset({"replace"}),
     "inspect": frozenset({"signature", "getmembers", "getfullargspec", "getattr_static"}),
 }
 
@@ -147,7 +158,9 @@ class _Reflection(_Scan):
         first = node.args[0].value if node.args else None
         if not isinstance(first, cst.Name) or first.value not in self.subjects:
             return
-        if isinstance(func, cst.Name) and func.value in _REFLECTING_CALLS | {"isinstance", "issubclass"}:
+        if isinstance(func, cst.Name) and func.value in _REFLECTING_CALLS and not _tests_old_class(node.args[1:2]):
+            self.hit(f"`{func.value}({first.value}, ...)`")
+        if isinstance(func, cst.Name) and func.value in _ATTRIBUTE_PROBES and not _names_old_field(node.args[1:2]):
             self.hit(f"`{func.value}({first.value}, ...)`")
         if isinstance(func, cst.Name) and func.value in {n for names in _REFLECTING_FUNCTIONS.values() for n in names}:
             self.hit(f"`{func.value}({first.value}, ...)`")
@@ -158,6 +171,96 @@ class _Reflection(_Scan):
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value in _REFLECTING_ATTRIBUTES and _names(node.value, self.subjects):
             self.hit(f"`{cst.ensure_type(node.value, cst.Name).value}.{node.attr.value}`")
+
+    def visit_Try(self, node: cst.Try) -> None:
+        # `try: x.extend_lens / except AttributeError`: the old object raised, the snapshot answers.
+        if not any(_catches_attribute_error(handler) for handler in node.handlers):
+            return
+        for read in _attribute_reads(node.body):
+            if _names(read.value, self.subjects) and read.attr.value not in OLD_OBJECT_FIELDS:
+                self.hit(
+                    f"`{cst.ensure_type(read.value, cst.Name).value}.{read.attr.value}` under `except AttributeError`"
+                )
+                return
+
+
+# The one-shot override fields: a forward reads one and writes its reset value straight after, and a
+# kept snapshot keeps its value through that write (runtime.snapshot). A program's own write of the
+# reset value may come the same way (`mode = s.capture_hidden_mode` then `s.capture_hidden_mode = None`).
+_OVERRIDE_RESETS = {
+    "capture_hidden_mode": "None",
+    "return_hidden_states_before_norm": "False",
+    "seq_lens_cpu_cache": "None",
+}
+
+
+class _OverrideWrites(_Scan):
+    """A write of an override field's reset value on a value held by one of `subjects`."""
+
+    def __init__(self, subjects: frozenset[str]) -> None:
+        super().__init__()
+        self.subjects = subjects
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._write(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._write(node.target, node.value)
+
+    def _write(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if not (isinstance(target, cst.Attribute) and target.attr.value in _OVERRIDE_RESETS):
+            return
+        reset = _OVERRIDE_RESETS[target.attr.value]
+        if _names(target.value, self.subjects) and isinstance(value, cst.Name) and value.value == reset:
+            self.hit(f"`{cst.ensure_type(target.value, cst.Name).value}.{target.attr.value} = {reset}`")
+
+
+def writes_override_reset(function: cst.FunctionDef, name: str) -> str | None:
+    """The first write in `function` of an override field's reset value on `name`."""
+    return _scan(function.body, _OverrideWrites(frozenset({name})))
+
+
+def _tests_old_class(arguments: Sequence[cst.Arg]) -> bool:
+    """A type test against the old class: class-references makes it the batch's class, which the
+    snapshot's `__class__` answers as the old object answered the old class."""
+    return bool(arguments) and OLD_CLASS in cst.Module([]).code_for_node(arguments[0].value)
+
+
+def _names_old_field(arguments: Sequence[cst.Arg]) -> bool:
+    """The probe names one of the old object's fields as a literal: the snapshot answers it alike."""
+    if not arguments or not isinstance(arguments[0].value, cst.SimpleString):
+        return False
+    return arguments[0].value.raw_value in OLD_OBJECT_FIELDS
+
+
+def _catches_attribute_error(handler: cst.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    names = {n.value for n in _all_names(handler.type)}
+    return bool(names & {"AttributeError", "Exception", "BaseException"})
+
+
+def _all_names(root: cst.CSTNode) -> list[cst.Name]:
+    found: list[cst.Name] = []
+
+    class _Finder(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            found.append(node)
+
+    root.visit(_Finder())
+    return found
+
+
+def _attribute_reads(root: cst.CSTNode) -> list[cst.Attribute]:
+    found: list[cst.Attribute] = []
+
+    class _Finder(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            found.append(node)
+
+    root.visit(_Finder())
+    return found
 
 
 class _SignatureReflection(_Scan):
@@ -254,6 +357,20 @@ def _block_of(function: cst.FunctionDef, statement: cst.CSTNode) -> Sequence[cst
     return finder.found
 
 
+def _plain_assignments(root: cst.CSTNode, name: str) -> list[cst.Assign]:
+    """The `name = value` statements under `root` (one target, a plain name)."""
+    found: list[cst.Assign] = []
+
+    class _Finder(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                if node.targets[0].target.value == name:
+                    found.append(node)
+
+    root.visit(_Finder())
+    return found
+
+
 def _node_ids(root: cst.CSTNode) -> set[int]:
     ids: set[int] = set()
 
@@ -266,35 +383,20 @@ def _node_ids(root: cst.CSTNode) -> set[int]:
     return ids
 
 
-def _patches_consumer(module: cst.Module) -> bool:
-    """The module stores an `init_new` attribute or names it in a string (`setattr`)."""
-
-    class _Finder(cst.CSTVisitor):
-        found = False
-
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            target = node.target
-            self.found |= isinstance(target, cst.Attribute) and target.attr.value == CONSUMER
-
-        def visit_SimpleString(self, node: cst.SimpleString) -> None:
-            self.found |= CONSUMER in node.value
-
-    finder = _Finder()
-    module.visit(finder)
-    return finder.found
-
-
 class WindowProof:
     """The allowlist, for one function of one module."""
 
-    def __init__(self, module: cst.Module, function: cst.FunctionDef, scope: Scope) -> None:
+    def __init__(self, module: cst.Module, function: cst.FunctionDef, scope: Scope, tree: WindowFacts) -> None:
         self.function = function
         self.scope = scope
         self._module = module
-        self._patched: bool | None = None
+        self._tree_breaks = tree.breaks_window()
+        self._plain_attributes = tree.plain_self_attributes
 
     def bound(self, binding: cst.SimpleStatementLine, name: str, receiver: str) -> Unproven | None:
         """None when `name = receiver.get_model_worker_batch()` may read the live batch instead."""
+        if self._tree_breaks is not None:
+            return Unproven(binding, self._tree_breaks)
         assignments = list(self.scope.assignments[name])
         if len(assignments) != 1:
             return Unproven(binding, f"`{name}` is bound more than once")
@@ -317,6 +419,8 @@ class WindowProof:
 
     def inline(self, statement: cst.CSTNode, call: cst.Call) -> str | None:
         """None when `ForwardBatch.init_new(receiver.get_model_worker_batch(), ...)` may read the live batch."""
+        if self._tree_breaks is not None:
+            return self._tree_breaks
         func = call.func
         receiver = func.value if isinstance(func, cst.Attribute) else None
         if not isinstance(receiver, cst.Name):
@@ -334,7 +438,7 @@ class WindowProof:
             target = small.targets[0].target
             if not isinstance(target, cst.Name) or target.value in (name, receiver):
                 return "assigns to something other than a new local name"
-            if len(list(self.scope.assignments[target.value])) != 1 or target.value in self._declared():
+            if target.value in self._declared() or not self._rebinds_only_literals(target.value, small):
                 return f"rebinds `{target.value}` (the old value's finalizer would run)"
             value = small.value
         if not (isinstance(value, cst.Call) and self._is_consumer(value)):
@@ -356,7 +460,50 @@ class WindowProof:
             if any(isinstance(a, Assignment) for a in self.scope.assignments[value.value]):
                 return None  # a local or a parameter: reading it runs nothing
             return f"reads `{value.value}`, which is not a local"
+        if self._plain_self_attribute(value):
+            return None
         return f"evaluates `{_code(value)}`, which may run code"
+
+    def _plain_self_attribute(self, value: cst.BaseExpression) -> bool:
+        """`self.name`, in a method whose `self` is its first parameter and never rebound, where the
+        tree assigns `self.name` and defines no property of that name (analysis/tree_facts.py)."""
+        if not (isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self"):
+            return False
+        if value.attr.value not in self._plain_attributes:
+            return False
+        params = self.function.params.params
+        if not params or params[0].name.value != "self":
+            return False
+        if any(_code(d.decorator) in ("staticmethod", "classmethod") for d in self.function.decorators):
+            return False
+        bindings = list(self.scope.assignments["self"])
+        return len(bindings) == 1 and "self" not in self._declared()
+
+    def _bound_to_none(self, assignment: BaseAssignment) -> bool:
+        """`ForwardBatch = None`, the fallback of a guarded import: calling through it raises
+        AttributeError at the same statement whether the batch or a snapshot is handed over."""
+        if not isinstance(assignment, Assignment):
+            return False
+        return any(
+            isinstance(bound.value, cst.Name) and bound.value.value == "None"
+            for bound in _plain_assignments(self._module, assignment.name)
+            if any(t.target is assignment.node for t in bound.targets)
+        )
+
+    def _rebinds_only_literals(self, name: str, assignment: cst.Assign) -> bool:
+        """Every other binding of `name` in the function is `name = <literal>`: an old value it
+        replaces is a literal or what this statement built (a ForwardBatch), and neither has a finalizer."""
+        bindings = list(self.scope.assignments[name])
+        if len(bindings) == 1:
+            return True
+        literal_targets = 0
+        for other in _plain_assignments(self.function.body, name):
+            if other is assignment:
+                continue
+            if not (isinstance(other.value, _LITERALS) or _code(other.value) in ("None", "True", "False")):
+                return False
+            literal_targets += 1
+        return literal_targets == len(bindings) - 1
 
     def _declared(self) -> set[str]:
         """Names the function declares `global` or `nonlocal`."""
@@ -377,11 +524,10 @@ class WindowProof:
         if not (isinstance(func, cst.Attribute) and func.attr.value == CONSUMER and isinstance(func.value, cst.Name)):
             return False
         assignments = list(self.scope[func.value.value])
-        if len(assignments) != 1 or not isinstance(assignments[0], ImportAssignment):
+        imports = [a for a in assignments if isinstance(a, ImportAssignment)]
+        if len(imports) != 1 or not all(a in imports or self._bound_to_none(a) for a in assignments):
             return False
         qualified = {q.name for q in self.scope.get_qualified_names_for(func.value.value)}
         if not any(q.startswith("sglang.") and q.endswith("." + CONSUMER_CLASS) for q in qualified):
             return False
-        if self._patched is None:
-            self._patched = _patches_consumer(self._module)
-        return not self._patched
+        return True

@@ -91,7 +91,7 @@ def function_facts(codemod: MigrationCodemod, function: cst.FunctionDef) -> Func
     if not codemod.state.live_batch:
         scope = codemod.get_metadata(ScopeProvider, function.body, None)
         if scope is not None:
-            proof = WindowProof(codemod.module, function, scope)
+            proof = WindowProof(codemod.module, function, scope, codemod.state.window_facts)
     facts = analyse_function(
         codemod,
         function,

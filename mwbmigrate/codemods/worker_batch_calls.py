@@ -47,6 +47,7 @@ from mwbmigrate.analysis.window import (
     changes_requests,
     reflection_reached,
     reflects_on_signatures,
+    writes_override_reset,
 )
 from mwbmigrate.codemods._shared import bound_name, function_facts, receivers_with_own_method
 from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, NodeSet, deleted, is_deleted, settle_block
@@ -169,7 +170,11 @@ class DropWorkerBatchCalls(MigrationCodemod):
         self._own_method_receivers.append(receivers_with_own_method(self, node))
         facts = function_facts(self, node)
         scope = self.get_metadata(ScopeProvider, node.body, None)
-        proof = None if self.state.live_batch or scope is None else WindowProof(self.module, node, scope)
+        proof = (
+            None
+            if self.state.live_batch or scope is None
+            else WindowProof(self.module, node, scope, self.state.window_facts)
+        )
         self._proofs.append(proof)
         own_method = bool(self._own_method_receivers[-1])
         if proof is not None and not own_method and OLD_PARAMETER not in facts.aliases and self._may_rename(node, proof.scope):  # fmt: skip
@@ -270,11 +275,17 @@ class DropWorkerBatchCalls(MigrationCodemod):
             if changed is not None:
                 reasons.append(f"in this function {changed}{_REQUESTS_READ}")
         if function is not None and name is not None:
+            reset = writes_override_reset(function, name)
+            if reset is not None:
+                reasons.append(
+                    f"{reset} writes the reset value a consuming forward writes: straight after a read of that "
+                    f"field the kept snapshot keeps its value, where the old object took the write"
+                )
             reached = reflection_reached(self.module, function, name)
             if reached is not None:
                 reasons.append(
-                    f"reflection on `{name}` ({reached}): it is a copy of the batch, of the batch's class, where "
-                    f"the old object was a `ModelWorkerBatch`"
+                    f"reflection on `{name}` ({reached}): the kept snapshot is the runtime's `ModelWorkerBatch`, "
+                    f"whose `__class__` is the batch's and which also answers the new API's field names"
                 )
         for reason in reasons:
             self.review(node, "MWB183", reason)

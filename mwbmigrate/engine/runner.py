@@ -24,6 +24,7 @@ from mwbmigrate.analysis.isolation import scan_callers
 from mwbmigrate.analysis.old_api import ModuleLocation
 from mwbmigrate.analysis.signatures import ProjectSignatures, RenamedSignature, module_parts
 from mwbmigrate.analysis.target_versions import RENAMED_KEYWORD_METHODS
+from mwbmigrate.analysis.tree_facts import WindowFactsScan
 from mwbmigrate.codemods import CODEMODS, CONTRACT_PASS_CODEMODS, SECOND_PASS_CODEMODS
 from mwbmigrate.engine.cache import ResultCache
 from mwbmigrate.engine.discovery import DiscoveredFile, Discovery, discover
@@ -98,16 +99,18 @@ def _text_after_pass_one(result: FileResult, data: bytes | None) -> str:
 
 
 def _noting_definitions(
-    files: Iterable[DiscoveredFile], options: TransformOptions, defined: set[str]
+    files: Iterable[DiscoveredFile], options: TransformOptions, defined: set[str], window: WindowFactsScan
 ) -> Iterator[bytes]:
     """Every readable file's bytes, noting in `defined` which of SGLang's methods whose keywords a
     release renamed the tree defines outside SGLang's own modules: a call on a receiver nothing
-    types may then be the tree's own method (removed-fields)."""
+    types may then be the tree's own method (removed-fields); and feeding `window` what breaks a
+    snapshot window's proof anywhere in the tree (analysis/tree_facts.py)."""
     for discovered in files:
         try:
             data = discovered.data if discovered.data is not None else read_regular_file(discovered.path)
         except UnreadableFile:
             continue
+        window.feed(discovered.display_path, data)
         for name in RENAMED_KEYWORD_METHODS:
             if f"def {name}".encode() in data and name not in defined:
                 if not ModuleLocation(Path(discovered.path).as_posix(), options.extra_modules).inside_sglang:
@@ -408,12 +411,13 @@ def run_rewrite(
     discovery.problems = [problem for problem in discovery.problems if not is_vendored(problem[0])]
     jobs = jobs or default_jobs()
     defined: set[str] = set()
+    window = WindowFactsScan()
     options = replace(
         options,
         request_mirror=_tree_has_request_mirror(discovery.files, options),
-        project_callers=scan_callers(_noting_definitions(discovery.files, options, defined)),
+        project_callers=scan_callers(_noting_definitions(discovery.files, options, defined, window)),
     )
-    options = replace(options, project_defines=frozenset(defined))
+    options = replace(options, project_defines=frozenset(defined), window_facts=window.facts())
 
     def file_options(base: TransformOptions, path: Path, display_path: str) -> TransformOptions:
         return options_for_file(base, path, display_path) if vendor_runtime else base

@@ -20,6 +20,7 @@ from mwbmigrate.analysis.old_api import ModuleLocation
 from mwbmigrate.analysis.positions import LocalPositions
 from mwbmigrate.analysis.signatures import ProjectSignatures
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, DerivedRelease, register_release
+from mwbmigrate.analysis.tree_facts import WindowFacts, scan_window_facts
 from mwbmigrate.codemods import CODEMODS, PREFILTER_BYTES
 from mwbmigrate.codemods.base import RUNTIME_MODULE, STATE_KEY, MigrationCodemod, MigrationState, tidy_block_start
 from mwbmigrate.codemods.findings import Finding, FindingStore, PassFindings, RenderFindings, placed_findings
@@ -72,6 +73,9 @@ class TransformOptions:
     # Of the methods whose keywords a release renamed, those the tree defines itself outside SGLang's
     # modules (engine/runner.py): a call on a receiver nothing types may be the tree's own.
     project_defines: frozenset[str] = frozenset()
+    # What breaks a snapshot window's proof anywhere in the tree (analysis/tree_facts.py), from the
+    # engine's pre-pass; None: the module is its own tree (stdin, one module migrated alone).
+    window_facts: WindowFacts | None = None
     runtime_module: str = RUNTIME_MODULE  # the runtime helpers' module: mwbmigrate.runtime, or a vendored copy
     request_mirror: bool | None = None  # the tree's ScheduleBatch keeps req_pool_indices_cpu; None: no such module here
     elide: bool = True  # leave out the function bodies no codemod can act on (engine/elision.py)
@@ -155,6 +159,7 @@ def migration_state(path: str, options: TransformOptions) -> MigrationState:
         clear_emptied_batches=options.clear_emptied_batches,
         contract_breaks=options.contract_breaks,
         project_defines=options.project_defines,
+        window_facts=options.window_facts or WindowFacts(),
         wrap_line_length=options.wrap_line_length,
     )
 
@@ -237,6 +242,8 @@ def transform_source(
     relative imports and a local class definition are SGLang's own. The function bodies none of
     the codemods can act on are left out of what LibCST parses and put back after (engine/elision.py).
     """
+    if options.window_facts is None:
+        options = replace(options, window_facts=scan_window_facts([(display_path, text.encode("utf-8", "replace"))]))
     state = migration_state(location_path or display_path, options)
     gate = CodeGate.of(text, state, codemods) if prose_gate else OPEN_GATE
     try:

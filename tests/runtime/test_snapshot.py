@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import enum
+import gc
 import pickle
 import sys
 import types
@@ -13,6 +15,7 @@ from typing import Any
 import pytest
 
 from mwbmigrate.runtime import WorkerBatchSnapshot, consume_forward_overrides, worker_batch_snapshot
+from mwbmigrate.runtime.snapshot import OLD_FIELDS
 
 
 class Mode(enum.Enum):
@@ -85,13 +88,97 @@ def init_new(batch: Any) -> tuple[Any, Any, bool]:
     return capture, cache if cache is not None else batch.seq_lens_cpu, before_norm
 
 
-def test_shares_the_batch_objects_and_is_a_batch():
+def test_is_the_old_object_sharing_the_batch_objects():
     batch = Batch()
     snapshot = worker_batch_snapshot(batch)
-    assert snapshot is not batch
-    assert isinstance(snapshot, Batch) and isinstance(snapshot, WorkerBatchSnapshot)
-    assert type(snapshot).__name__ == "Batch"
+    assert type(snapshot) is WorkerBatchSnapshot and isinstance(snapshot, WorkerBatchSnapshot)
+    assert type(snapshot).__name__ == "ModelWorkerBatch" and not issubclass(type(snapshot), Batch)
+    # A migrated `isinstance(x, ScheduleBatch)` (was `ModelWorkerBatch`) keeps its branch.
+    assert isinstance(snapshot, Batch) and snapshot.__class__ is Batch
     assert snapshot.seq_lens is batch.seq_lens and snapshot.reqs is batch.reqs
+    assert [f.name for f in dataclasses.fields(snapshot)] == [name for name, _ in OLD_FIELDS]
+    assert sorted(vars(snapshot)) == sorted(name for name, _ in OLD_FIELDS)
+
+
+def test_answers_attribute_probes_as_the_old_object():
+    snapshot = worker_batch_snapshot(Batch())
+    assert hasattr(snapshot, "extend_seq_lens") and hasattr(snapshot, "reqs")
+    assert getattr(snapshot, "fork_only_field", "absent") == "absent"
+    with pytest.raises(AttributeError, match="'ModelWorkerBatch' object has no attribute 'fork_only_field'"):
+        snapshot.fork_only_field  # noqa: B018
+    # What a release's consumers read beyond the old fields, as of the snapshot.
+    assert snapshot.extend_lens == [3, 4] and snapshot.prefix_lens == [0, 0]
+    assert snapshot.seq_lens_cpu_cache is None and snapshot.return_hidden_states is False
+
+
+EVENTS: list[str] = []
+
+
+@dataclass
+class Watched(Batch):
+    """A fork's batch class with dunders and hooks that a copy of it would run."""
+
+    def __copy__(self):
+        EVENTS.append("copy")
+        return self
+
+    def __reduce_ex__(self, protocol):
+        EVENTS.append("reduce")
+        return super().__reduce_ex__(protocol)
+
+    def __init_subclass__(cls, **kwargs):
+        EVENTS.append("subclass")
+
+    def __post_init__(self):
+        self.__dict__["built"] = True
+
+    def __setattr__(self, name, value):
+        if self.__dict__.get("built"):  # a write on a built batch, not the constructor's
+            EVENTS.append(f"set {name}")
+        object.__setattr__(self, name, value)
+
+    def __del__(self):
+        EVENTS.append("del")
+
+
+def test_takes_the_snapshot_without_running_the_batch_class_code():
+    EVENTS.clear()
+    batch = Watched()
+    snapshot = worker_batch_snapshot(batch, seq_lens_cpu_cache=[1, 1])
+    init_new(snapshot)
+    again = copy.deepcopy(pickle.loads(pickle.dumps(copy.copy(snapshot))))
+    del snapshot, again
+    gc.collect()
+    assert EVENTS == []
+    del batch
+    gc.collect()
+    assert EVENTS == ["del"]  # the batch's own finalizer, once
+
+
+def test_fields_the_old_method_never_read_are_taken_without_running_code():
+    class Mamba(Batch):
+        reads: list[str] = []
+
+        @property
+        def mamba_cow_src_indices(self):
+            Mamba.reads.append("property")
+            return [1]
+
+    batch = Mamba()
+    batch.__dict__["decoding_reqs"] = ["r"]
+    snapshot = worker_batch_snapshot(batch)
+    assert Mamba.reads == []
+    assert snapshot.mamba_cow_src_indices is None and snapshot.decoding_reqs == ["r"]
+
+
+def test_equality_repr_replace_and_asdict_are_the_old_dataclass_s():
+    batch = Batch()
+    first, second = worker_batch_snapshot(batch), worker_batch_snapshot(batch)
+    assert first == second and first is not second
+    assert repr(first).startswith("ModelWorkerBatch(forward_mode=<ForwardMode.EXTEND: 1>, input_ids=None,")
+    exported = dataclasses.asdict(first)
+    assert list(exported) == [name for name, _ in OLD_FIELDS] and exported["seq_lens"] == [3, 4]
+    assert dataclasses.astuple(first)[3] == [3, 4]
 
 
 def test_later_changes_of_the_batch_are_not_seen():
@@ -130,15 +217,23 @@ def test_capture_mode_full_when_the_batch_returns_hidden_states():
     assert worker_batch_snapshot(batch).capture_hidden_mode is Mode.FULL
 
 
-def test_a_write_on_the_snapshot_is_the_old_objects_field():
+def test_a_write_on_the_snapshot_is_the_old_objects_field_and_a_reset_is_kept_out():
     batch = Batch(spec_info=SpecInfo(Mode.NULL))
     snapshot = worker_batch_snapshot(batch)
     snapshot.capture_hidden_mode = Mode.LAST
     snapshot.return_hidden_states_before_norm = True
     assert init_new(snapshot) == (Mode.LAST, [3, 4], True)
     assert init_new(snapshot) == (Mode.LAST, [3, 4], True)
-    snapshot.return_hidden_states_before_norm = False  # a write of the default by the program counts
+    # A forward's reset comes straight after its read of the field, and is kept out; a program's own
+    # write of the reset value is a field write (the rewrite reports one that follows a read).
+    assert snapshot.return_hidden_states_before_norm is True
+    snapshot.return_hidden_states_before_norm = False
+    assert snapshot.return_hidden_states_before_norm is True
+    snapshot.seq_lens = [3, 4]
+    snapshot.return_hidden_states_before_norm = False
+    assert snapshot.return_hidden_states_before_norm is False
     assert init_new(snapshot)[2] is False
+    assert "seq_lens_cpu_cache" not in vars(snapshot)
     assert batch.capture_hidden_mode is None and batch.return_hidden_states_before_norm is False
 
 
@@ -156,7 +251,7 @@ def test_extend_fields_are_gated_in_decode_and_request_lists_are_taken_at_call_t
     snapshot = worker_batch_snapshot(batch)
     assert snapshot.extend_seq_lens is None and snapshot.extend_prefix_lens is None
     assert snapshot.extend_logprob_start_lens is None
-    assert snapshot.extend_lens == [3, 4]  # the batch's own field stays what it was
+    assert snapshot.extend_lens is None  # a consumer reads the old object's gated lengths
     batch.reqs[0].lora_id = "changed"
     assert snapshot.lora_ids == ["a", None] and snapshot.dllm_block_offsets == [0, 8]
     extend = worker_batch_snapshot(Batch())
@@ -172,18 +267,18 @@ def test_grammars_are_set_when_taken_as_the_old_method_did():
     assert batch.sampling_info.grammars is None
 
 
-def test_copies_of_a_snapshot_stay_snapshots_of_one_class():
+def test_copies_of_a_snapshot_are_the_old_object_too():
     snapshot = worker_batch_snapshot(Batch(), seq_lens_cpu_cache=[5, 5])
-    again = worker_batch_snapshot(snapshot)
-    assert type(again) is type(snapshot)
-    assert type(copy.copy(snapshot)) is type(snapshot)
-    assert again.seq_lens_cpu == [5, 5]
+    for again in (copy.copy(snapshot), copy.deepcopy(snapshot)):
+        assert type(again) is WorkerBatchSnapshot and again.__class__ is Batch
+        assert again == snapshot or again.reqs is not snapshot.reqs
+        assert again.seq_lens_cpu == [5, 5] and again.extend_lens == [3, 4]
 
 
 def test_a_snapshot_pickles_and_stays_a_snapshot():
     snapshot = worker_batch_snapshot(Batch(spec_info=SpecInfo(Mode.LAST)), seq_lens_cpu_cache=[5, 5])
     restored = pickle.loads(pickle.dumps(snapshot))
-    assert type(restored) is type(snapshot)
+    assert type(restored) is WorkerBatchSnapshot and restored.__class__ is Batch
     assert restored.seq_lens_cpu == [5, 5] and restored.capture_hidden_mode is Mode.LAST
     assert init_new(restored)[0] is Mode.LAST and restored.capture_hidden_mode is Mode.LAST
 

@@ -122,7 +122,7 @@ QUIET_READS = (
     "{q} = len({s}.seq_lens)",
     "{q} = {s}.forward_mode.is_decode()",
     "{q} = {s}.input_ids",
-    "{q} = {s}.return_hidden_states",
+    "{q} = {s}.return_hidden_states_before_norm",
 )
 FORWARDS = (
     "ForwardBatch.init_new({s}, None)",

@@ -20,8 +20,11 @@ import copy
 import enum
 import sys
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
 from typing import Any, Callable
+
+from mwbmigrate.runtime import WorkerBatchSnapshot
+from mwbmigrate.runtime.snapshot import OLD_FIELDS, REQUIRED
 
 OLD = "0.5.12"
 NEW = "0.5.13"
@@ -83,13 +86,14 @@ SHARED_FIELDS = (
     "out_cache_loc",
     "return_logprob",
     "sampling_info",
-    "return_hidden_states",
     "spec_info",
 )
 
 
 def canonical(value: Any) -> Any:
     """A value as a reader of either version would compare it: batches through their shared fields."""
+    if type(value) is WorkerBatchSnapshot:  # its `__class__` answers as the batch's: ask `type`
+        return ("batch", _old_object_view(value))
     if isinstance(value, _BatchBase):
         return ("batch", value._view())
     if isinstance(value, ForwardBatch):
@@ -120,6 +124,19 @@ class _BatchBase:
         raise NotImplementedError
 
 
+# Fields of the old object that no ScheduleBatch has, so none takes them as keywords (a real one is a dataclass).
+_OLD_OBJECT_ONLY = frozenset({"extend_seq_lens", "extend_prefix_lens", "lora_ids", "dllm_block_offsets"})
+
+
+def _old_object_view(batch: Any) -> dict[str, Any]:
+    """What a reader sees of the old object, under the new names (the stand-in's and the runtime's)."""
+    view = {name: canonical(getattr(batch, name)) for name in SHARED_FIELDS}
+    view["extend_lens"] = canonical(batch.extend_seq_lens)
+    view["prefix_lens"] = canonical(batch.extend_prefix_lens)
+    view["seq_lens_cpu"] = canonical(batch.seq_lens_cpu)
+    return view
+
+
 class ScheduleBatch(_BatchBase):
     """The scheduler's long-lived batch; one class serves both versions (`_version` decides the API)."""
 
@@ -146,15 +163,14 @@ class ScheduleBatch(_BatchBase):
             self.capture_hidden_mode = None
             self.return_hidden_states_before_norm = False
         for name, value in fields.items():
+            if name in _OLD_OBJECT_ONLY:
+                raise TypeError(f"ScheduleBatch got an unexpected keyword argument '{name}'")
             setattr(self, name, value)
 
     def _view(self) -> dict[str, Any]:
         view = {name: canonical(getattr(self, name, None)) for name in SHARED_FIELDS}
-        # A snapshot kept in code (`runtime.worker_batch_snapshot`) stands for the old object, whose
-        # lengths the migrated code reads under their old names, gated in decode as they were.
-        snapshot = "extend_seq_lens" in vars(self)
-        view["extend_lens"] = canonical(self.extend_seq_lens if snapshot else self.extend_lens)  # type: ignore[attr-defined]
-        view["prefix_lens"] = canonical(self.extend_prefix_lens if snapshot else self.prefix_lens)  # type: ignore[attr-defined]
+        view["extend_lens"] = canonical(self.extend_lens)
+        view["prefix_lens"] = canonical(self.prefix_lens)
         view["seq_lens_cpu"] = canonical(self.seq_lens_cpu)
         return view
 
@@ -196,50 +212,37 @@ class OldScheduleBatch(ScheduleBatch):
     def get_model_worker_batch(self, seq_lens_cpu_cache: Any = None) -> "ModelWorkerBatch":
         decode = self.forward_mode.is_decode_or_idle()
         _set_grammars(self)
+        # 0.5.12.post1's fields, each copied from the batch's attribute of that name where the method
+        # copied it (None where the stand-in batch has no such attribute), and the derived ones.
+        copied = {name: getattr(self, name, None) for name, _ in OLD_FIELDS}
         return self._snapshot_class(
-            forward_mode=self.forward_mode,
-            input_ids=self.input_ids,
-            seq_lens=self.seq_lens,
-            req_pool_indices=self.req_pool_indices,
-            out_cache_loc=self.out_cache_loc,
-            seq_lens_cpu=seq_lens_cpu_cache if seq_lens_cpu_cache is not None else self.seq_lens_cpu,
-            return_logprob=self.return_logprob,
-            sampling_info=self.sampling_info,
-            return_hidden_states=self.return_hidden_states,
-            spec_info=self.spec_info,
-            extend_seq_lens=None if decode else self.extend_lens,
-            extend_prefix_lens=None if decode else self.prefix_lens,
-            lora_ids=[req.lora_id for req in self.reqs],
-            dllm_block_offsets=[req.dllm_block_offset for req in self.reqs],
-            capture_hidden_mode=self._derived_capture_mode(),
+            **copied
+            | dict(
+                seq_lens_cpu=seq_lens_cpu_cache if seq_lens_cpu_cache is not None else self.seq_lens_cpu,
+                extend_seq_lens=None if decode else self.extend_lens,
+                extend_prefix_lens=None if decode else self.prefix_lens,
+                extend_logprob_start_lens=None,
+                lora_ids=[req.lora_id for req in self.reqs],
+                dllm_block_offsets=[req.dllm_block_offset for req in self.reqs],
+                capture_hidden_mode=self._derived_capture_mode(),
+                return_hidden_states_before_norm=False,
+                hicache_consumer_index=-1,
+            )
         )
 
 
-@dataclass
-class ModelWorkerBatch(_BatchBase):
-    forward_mode: ForwardMode
-    input_ids: Any
-    seq_lens: Any
-    req_pool_indices: Any
-    out_cache_loc: Any
-    seq_lens_cpu: Any
-    return_logprob: bool
-    sampling_info: Any
-    return_hidden_states: bool
-    spec_info: Any
-    extend_seq_lens: Any
-    extend_prefix_lens: Any
-    lora_ids: list[Any] = field(default_factory=list)
-    dllm_block_offsets: list[Any] = field(default_factory=list)
-    capture_hidden_mode: CaptureHiddenMode = CaptureHiddenMode.NULL
-    return_hidden_states_before_norm: bool = False
-
+class _OldObject(_BatchBase):
     def _view(self) -> dict[str, Any]:
-        view = {name: canonical(getattr(self, name)) for name in SHARED_FIELDS}
-        view["extend_lens"] = canonical(self.extend_seq_lens)
-        view["prefix_lens"] = canonical(self.extend_prefix_lens)
-        view["seq_lens_cpu"] = canonical(self.seq_lens_cpu)
-        return view
+        return _old_object_view(self)
+
+
+# The old object with 0.5.12.post1's 51 fields (the runtime's table, which tests/corpus checks
+# against the wheel): what `hasattr`, `vars`, `dataclasses.fields` see of it.
+ModelWorkerBatch = make_dataclass(
+    "ModelWorkerBatch",
+    [(name, Any) if default is REQUIRED else (name, Any, field(default=default)) for name, default in OLD_FIELDS],
+    bases=(_OldObject,),
+)
 
 
 class ForwardBatch:
@@ -256,8 +259,8 @@ class ForwardBatch:
             before_norm = batch.return_hidden_states_before_norm
             extend_seq_lens, extend_prefix_lens = batch.extend_seq_lens, batch.extend_prefix_lens
             lora_ids, offsets = batch.lora_ids, batch.dllm_block_offsets
-        elif isinstance(batch, ScheduleBatch) and batch._version == NEW:
-            # Consume first: the overrides are reset before any other work.
+        elif not isinstance(batch, ModelWorkerBatch) and not getattr(batch, "_version", NEW) == OLD:
+            # 0.5.13 reads whatever it is handed by attribute, as SGLang does. Consume first: the overrides are reset before any other work.
             cache, batch.seq_lens_cpu_cache = batch.seq_lens_cpu_cache, None
             capture, batch.capture_hidden_mode = batch.capture_hidden_mode, None
             before_norm, batch.return_hidden_states_before_norm = batch.return_hidden_states_before_norm, False

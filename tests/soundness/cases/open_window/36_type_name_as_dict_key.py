@@ -1,4 +1,4 @@
-# expect: reported
+# expect: same
 """`type(x).__name__` as a dict key: the snapshot's class name was its own, now it is the batch's; no string
 names the old class."""
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,5 +1,5 @@
-# expect: reported
-"""`len(mwb.__dict__)`: a builtin over an attribute read of the snapshot; the old object had its own fields."""
+# expect: same
+"""`len(mwb.__dict__)`: the kept snapshot holds the old object's fields, and only those."""
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.standin import make_batch, record
 

@@ -1,5 +1,5 @@
-# expect: reported
-"""`hasattr(mwb, "reqs")`: the old snapshot had no `reqs`; a copy of the batch has."""
+# expect: same
+"""`hasattr(mwb, "reqs")`: `reqs` is one of the old object's fields, and the kept snapshot's."""
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.standin import make_batch, record
 

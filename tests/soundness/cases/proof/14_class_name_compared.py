@@ -1,4 +1,4 @@
-# expect: reported MWB133
+# expect: same MWB133
 """A class test by name instead of isinstance."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,4 +1,4 @@
-# expect: reported MWB133
+# expect: same MWB133
 """`x.__class__ is ModelWorkerBatch`."""
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
 from sglang.srt.managers.tp_worker import TpModelWorker

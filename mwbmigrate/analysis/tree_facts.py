@@ -1,0 +1,136 @@
+"""Facts of the whole tree that decide whether a snapshot's window may read the live batch.
+
+The window allowlist (`analysis/window.py`) proves that the statements between a snapshot and its
+last use run nothing but SGLang's `ForwardBatch.init_new`. Two things anywhere in the tree break
+that proof, whichever module they are in:
+
+* a patch of the consumer: an `init_new` attribute stored (`ForwardBatch.init_new = ...`), or named
+  in a string as the last part of a dotted name (`setattr(ForwardBatch, "init_new", ...)`,
+  `mock.patch("...ForwardBatch.init_new")`). A docstring that mentions `init_new` in prose is not one;
+* code that runs when the forward reads an attribute: a property (or `cached_property`, a setter, a
+  getter) named as an attribute the old method or a release's `init_new` reads through the batch,
+  its speculative input, its sampling info or its requests, a class's `__getattribute__`, or a
+  descriptor class of the tree's own (`__get__`). The old method ran such code when the snapshot was
+  taken, in its order; `init_new` on the live batch runs it at the forward, in another order.
+
+Both are read from every file's bytes in the pre-pass that already reads the tree (engine/runner.py);
+a module migrated alone (stdin, the differential oracle) is its own tree. Assumed, and said in the
+README: a `__getattr__` that answers one of these names for an object lacking it, and a patch whose
+name is computed, are not seen.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+from mwbmigrate.runtime.snapshot import CONSUMER_READS, OLD_FIELDS
+
+__all__ = ["WindowFacts", "WindowFactsScan", "scan_window_facts"]
+
+# What the forward reads: the old object's fields (the old method read each from the batch), what a
+# release's consumers read beyond them, and what both read through the batch's parts.
+FORWARD_READS = frozenset(
+    {
+        *(name for name, _ in OLD_FIELDS),
+        *CONSUMER_READS,
+        "extend_lens",
+        "prefix_lens",
+        "lora_id",
+        "dllm_block_offset",
+        "grammar",
+        "grammars",
+        "rid",
+    }
+)
+_NAMES = b"|".join(sorted(name.encode() for name in FORWARD_READS))
+_PATCH = re.compile(rb"\.init_new\s*=(?!=)|[\"'][\w.]*\binit_new[\"']")
+_CODE_ON_READ = re.compile(
+    rb"@[ \t]*(?:[\w.]+\.)?(?:property|cached_property|setter|getter|deleter)\b[^\n]*\n"
+    rb"(?:[ \t]*@[^\n]*\n)*[ \t]*(?:async[ \t]+)?def[ \t]+(?P<decorated>" + _NAMES + rb")\b"
+    rb"|\b(?P<assigned>" + _NAMES + rb")[ \t]*=[ \t]*(?:[\w.]+\.)?(?:property|cached_property)\("
+    rb"|def[ \t]+(?P<hook>__getattribute__|__get__)\b"
+)
+# SGLang 0.5.12.post1's own (module, name) hits: `Req.is_prefill_only` is a property on the request,
+# which neither the old method nor `init_new` reads (they read the batch's field of that name).
+_UPSTREAM_HITS = frozenset({("sglang/srt/managers/schedule_batch.py", "is_prefill_only")})
+
+
+@dataclass(frozen=True)
+class WindowFacts:
+    """Where the tree breaks the window proof, as `path:line (what)`; None where it does not."""
+
+    consumer_patched: str | None = None
+    code_on_read: str | None = None
+    # Attributes of `self` the tree hands to `init_new` (`ForwardBatch.init_new(b, self.model_runner)`)
+    # that are plain: assigned as `self.name = ...` somewhere in the tree, and defined nowhere as a
+    # property or through `__getattribute__`, so reading one runs no code.
+    plain_self_attributes: frozenset[str] = frozenset()
+
+    def breaks_window(self) -> str | None:
+        if self.consumer_patched is not None:
+            return f"the tree patches `ForwardBatch.init_new` ({self.consumer_patched})"
+        if self.code_on_read is not None:
+            return f"the tree runs code when the forward reads an attribute ({self.code_on_read})"
+        return None
+
+
+def _line(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+_SELF_ASSIGNED = re.compile(rb"\bself\.(\w+)[ \t]*(?::[^=\n]*)?=(?!=)")
+_CONSUMER_ARGUMENTS = re.compile(rb"\binit_new\(([^()]*)\)")
+_SELF_READ = re.compile(rb"\bself\.(\w+)\b")
+_ANY_PROPERTY = re.compile(
+    rb"@[ \t]*(?:[\w.]+\.)?(?:property|cached_property|setter|getter|deleter)\b[^\n]*\n"
+    rb"(?:[ \t]*@[^\n]*\n)*[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)"
+    rb"|\b(\w+)[ \t]*=[ \t]*(?:[\w.]+\.)?(?:property|cached_property)\("
+)
+
+
+class WindowFactsScan:
+    """Fed each file's bytes once, in the pre-pass; keeps the first patch and the first code on a read."""
+
+    def __init__(self) -> None:
+        self._patched: str | None = None
+        self._code: str | None = None
+        self._handed: set[bytes] = set()  # `self.x` read inside an `init_new(...)` call
+        self._assigned: set[bytes] = set()
+        self._properties: set[bytes] = set()
+        self._getattribute = False
+
+    def feed(self, path: str, data: bytes) -> None:
+        if self._patched is None and b"init_new" in data:
+            found = _PATCH.search(data)
+            if found is not None:
+                self._patched = f"{path}:{_line(data, found.start())}"
+        if self._code is None and (b"def" in data or b"property" in data):
+            for hit in _CODE_ON_READ.finditer(data):
+                name = (hit.group("decorated") or hit.group("assigned") or hit.group("hook")).decode()
+                if not any(path.endswith(module) and name == upstream for module, upstream in _UPSTREAM_HITS):
+                    self._code = f"{path}:{_line(data, hit.start())} `{name}`"
+                    break
+
+        if b"init_new(" in data:
+            for call in _CONSUMER_ARGUMENTS.finditer(data):
+                self._handed.update(_SELF_READ.findall(call.group(1)))
+        if b"self." in data:
+            self._assigned.update(_SELF_ASSIGNED.findall(data))
+        if b"property" in data or b"getter" in data or b"setter" in data:
+            for match in _ANY_PROPERTY.finditer(data):
+                self._properties.add(match.group(1) or match.group(2))
+        self._getattribute = self._getattribute or b"def __getattribute__" in data
+
+    def facts(self) -> WindowFacts:
+        plain = set() if self._getattribute else (self._handed & self._assigned) - self._properties
+        return WindowFacts(self._patched, self._code, frozenset(name.decode() for name in plain))
+
+
+def scan_window_facts(sources: Iterable[tuple[str, bytes]]) -> WindowFacts:
+    """The facts of a tree given as `(path, bytes)` pairs."""
+    scan = WindowFactsScan()
+    for path, data in sources:
+        scan.feed(path, data)
+    return scan.facts()
