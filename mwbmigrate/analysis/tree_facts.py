@@ -7,11 +7,13 @@ that proof, whichever module they are in:
 * a patch of the consumer: an `init_new` attribute stored (`ForwardBatch.init_new = ...`), or named
   in a string as the last part of a dotted name (`setattr(ForwardBatch, "init_new", ...)`,
   `mock.patch("...ForwardBatch.init_new")`). A docstring that mentions `init_new` in prose is not one;
-* code that runs when the forward reads an attribute: a property (or `cached_property`, a setter, a
-  getter) named as an attribute the old method or a release's `init_new` reads through the batch,
-  its speculative input, its sampling info or its requests, a class's `__getattribute__`, or a
-  descriptor class of the tree's own (`__get__`). The old method ran such code when the snapshot was
-  taken, in its order; `init_new` on the live batch runs it at the forward, in another order.
+* code that runs when the forward reads or writes an attribute: a property (or `cached_property`, a
+  setter, a getter) named as an attribute the old method or a release's `init_new` reads through the
+  batch, its speculative input, its sampling info or its requests, a class's `__getattribute__`, a
+  descriptor class of the tree's own (`__get__`), or a `__setattr__` / `__delattr__` (defined, or
+  installed on a class). The old method ran such reads when the snapshot was taken, in its order;
+  `init_new` on the live batch runs them at the forward, in another order, and writes the one-shot
+  fields' resets on the batch, which the old method never wrote.
 
 Both are read from every file's bytes in the pre-pass that already reads the tree (engine/runner.py);
 a module migrated alone (stdin, the differential oracle) is its own tree. Assumed, and said in the
@@ -50,11 +52,20 @@ _CODE_ON_READ = re.compile(
     rb"@[ \t]*(?:[\w.]+\.)?(?:property|cached_property|setter|getter|deleter)\b[^\n]*\n"
     rb"(?:[ \t]*@[^\n]*\n)*[ \t]*(?:async[ \t]+)?def[ \t]+(?P<decorated>" + _NAMES + rb")\b"
     rb"|\b(?P<assigned>" + _NAMES + rb")[ \t]*=[ \t]*(?:[\w.]+\.)?(?:property|cached_property)\("
-    rb"|def[ \t]+(?P<hook>__getattribute__|__get__)\b"
+    rb"|def[ \t]+(?P<hook>__getattribute__|__get__|__setattr__|__delattr__)\b"
+    rb"|\.(?P<installed>__getattribute__|__get__|__setattr__|__delattr__)[ \t]*=(?!=)"
 )
-# SGLang 0.5.12.post1's own (module, name) hits: `Req.is_prefill_only` is a property on the request,
-# which neither the old method nor `init_new` reads (they read the batch's field of that name).
-_UPSTREAM_HITS = frozenset({("sglang/srt/managers/schedule_batch.py", "is_prefill_only")})
+# SGLang 0.5.12.post1's own (module, name) hits, none on an object the forward reads: `Req.is_prefill_only`
+# is a property on the request (the old method and `init_new` read the batch's field of that name);
+# the others are a model's and the two-batch overlap's own attribute hooks.
+_UPSTREAM_HITS = frozenset(
+    {
+        ("sglang/srt/managers/schedule_batch.py", "is_prefill_only"),
+        ("sglang/srt/models/gemma4_mm.py", "__setattr__"),
+        ("sglang/srt/batch_overlap/operations.py", "__setattr__"),
+        ("sglang/srt/batch_overlap/operations.py", "__delattr__"),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -64,8 +75,9 @@ class WindowFacts:
     consumer_patched: str | None = None
     code_on_read: str | None = None
     # Attributes of `self` the tree hands to `init_new` (`ForwardBatch.init_new(b, self.model_runner)`)
-    # that are plain: assigned as `self.name = ...` somewhere in the tree, and defined nowhere as a
-    # property or through `__getattribute__`, so reading one runs no code.
+    # that are plain: assigned as `self.name = ...` somewhere in the tree, or defined as a property
+    # whose body only returns another attribute of `self` (`return self._model_runner`), and defined
+    # nowhere as another property or through `__getattribute__`, so reading one runs no code.
     plain_self_attributes: frozenset[str] = frozenset()
 
     def breaks_window(self) -> str | None:
@@ -85,9 +97,28 @@ _CONSUMER_ARGUMENTS = re.compile(rb"\binit_new\(([^()]*)\)")
 _SELF_READ = re.compile(rb"\bself\.(\w+)\b")
 _ANY_PROPERTY = re.compile(
     rb"@[ \t]*(?:[\w.]+\.)?(?:property|cached_property|setter|getter|deleter)\b[^\n]*\n"
-    rb"(?:[ \t]*@[^\n]*\n)*[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)"
-    rb"|\b(\w+)[ \t]*=[ \t]*(?:[\w.]+\.)?(?:property|cached_property)\("
+    rb"(?:[ \t]*@[^\n]*\n)*(?P<indent>[ \t]*)(?:async[ \t]+)?def[ \t]+(?P<decorated>\w+)[^\n]*:[ \t]*(?:#[^\n]*)?\n"
+    rb"|\b(?P<assigned>\w+)[ \t]*=[ \t]*(?:[\w.]+\.)?(?:property|cached_property)\("
 )
+# A property body that runs nothing of the tree's: `return self._name`, `pass`, `...`, a docstring.
+_ACCESSOR_LINE = re.compile(rb"(?:return[ \t]+self\.\w+|pass|\.\.\.|(?:\"\"\"|'|\")[^\n]*)[ \t]*(?:#[^\n]*)?")
+
+
+def _accessor_body(data: bytes, start: int, indent: bytes) -> bool:
+    """Whether the property defined just before `start` is a plain accessor (one line of
+    `_ACCESSOR_LINE`, a docstring line besides)."""
+    body = []
+    for line in data[start:].split(b"\n"):
+        if not line.strip() or line.strip().startswith(b"#"):
+            continue
+        if len(line) - len(line.lstrip()) <= len(indent):
+            break
+        body.append(line.strip())
+        if len(body) > 2:
+            return False
+    docstring = [line for line in body if line[:1] in (b'"', b"'")]
+    code = [line for line in body if line[:1] not in (b'"', b"'")]
+    return len(docstring) <= 1 and len(code) <= 1 and all(_ACCESSOR_LINE.fullmatch(line) for line in code)
 
 
 class WindowFactsScan:
@@ -99,6 +130,7 @@ class WindowFactsScan:
         self._handed: set[bytes] = set()  # `self.x` read inside an `init_new(...)` call
         self._assigned: set[bytes] = set()
         self._properties: set[bytes] = set()
+        self._accessors: set[bytes] = set()  # properties that only return an attribute of `self`
         self._getattribute = False
 
     def feed(self, path: str, data: bytes) -> None:
@@ -108,7 +140,8 @@ class WindowFactsScan:
                 self._patched = f"{path}:{_line(data, found.start())}"
         if self._code is None and (b"def" in data or b"property" in data):
             for hit in _CODE_ON_READ.finditer(data):
-                name = (hit.group("decorated") or hit.group("assigned") or hit.group("hook")).decode()
+                found = hit.group("decorated") or hit.group("assigned") or hit.group("hook") or hit.group("installed")
+                name = found.decode()
                 if not any(path.endswith(module) and name == upstream for module, upstream in _UPSTREAM_HITS):
                     self._code = f"{path}:{_line(data, hit.start())} `{name}`"
                     break
@@ -120,11 +153,16 @@ class WindowFactsScan:
             self._assigned.update(_SELF_ASSIGNED.findall(data))
         if b"property" in data or b"getter" in data or b"setter" in data:
             for match in _ANY_PROPERTY.finditer(data):
-                self._properties.add(match.group(1) or match.group(2))
+                if match.group("assigned") is not None:
+                    self._properties.add(match.group("assigned"))
+                elif _accessor_body(data, match.end(), match.group("indent")):
+                    self._accessors.add(match.group("decorated"))
+                else:
+                    self._properties.add(match.group("decorated"))
         self._getattribute = self._getattribute or b"def __getattribute__" in data
 
     def facts(self) -> WindowFacts:
-        plain = set() if self._getattribute else (self._handed & self._assigned) - self._properties
+        plain = set() if self._getattribute else (self._handed & (self._assigned | self._accessors)) - self._properties
         return WindowFacts(self._patched, self._code, frozenset(name.decode() for name in plain))
 
 

@@ -36,7 +36,9 @@ What a program draws from:
   test or property changes the batch; an object in a batch field whose member SGLang itself reads
   changes the batch (a draft input's `capture_hidden_mode`, a request's `lora_id`, the forward
   mode's `is_decode_or_idle()`, the sampling info's truth), so the old snapshot method, `init_new`
-  and the kept copy run user code in their own order; SGLang's worker method patched before the
+  and the kept copy run user code in their own order; hooks installed on the batch's own class (a
+  light `__copy__`, `__reduce_ex__`, an `__init_subclass__` registry, `__del__`, a `__setattr__`
+  that tracks writes, a property over a field the old method reads); SGLang's worker method patched before the
   snapshot to change the batch before it forwards; `ForwardBatch.init_new` patched likewise (an
   attribute store, `setattr` with a literal or a computed name, a helper); in async programs, a
   task waiting on an `asyncio.Event` (set, then awaited or left to the next suspension) and an
@@ -838,6 +840,69 @@ def _async_context(draw: st.DrawFn, n: int) -> Entry:
     return entry
 
 
+def _batch_class_hooks(draw: st.DrawFn, n: int) -> Entry:
+    """A fork's batch class with hooks, installed on the batch's own class before the snapshot: a
+    light `__copy__`, a `__reduce_ex__`, an `__init_subclass__` registry, a `__del__`, a
+    `__setattr__` that tracks writes, or a property over a field the old method reads. Each records
+    what ran (`_HELD`), and may change the batch as well: taking the old object ran none of the
+    dunders, and read the property once, in the old method's order. Each program gets classes of
+    its own (`standins.modules`), so nothing is uninstalled."""
+    verb, _, _ = _names(draw, n)
+    entry = Entry()
+    body = _effect(draw, n, "self", entry.defs)
+    variant = draw(st.sampled_from(["copy", "reduce", "subclass", "del", "setattr", "property"]))
+    hook = f"_{verb}_{variant}"
+    if variant == "copy":
+        entry.defs.append(
+            "\n".join([f"def {hook}(self):", f"    _HELD.append('{hook}')", *_indent(body, "    "), "    return self"])
+        )
+        entry.setup.append(f"type(batch).__copy__ = {hook}")
+    elif variant == "reduce":
+        entry.defs.append(
+            "\n".join(
+                [
+                    f"def {hook}(self, protocol):",
+                    f"    _HELD.append('{hook}')",
+                    "    return object.__reduce_ex__(self, protocol)",
+                ]
+            )
+        )
+        entry.setup.append(f"type(batch).__reduce_ex__ = {hook}")
+    elif variant == "subclass":
+        entry.defs.append("\n".join([f"def {hook}(cls, **kwargs):", f"    _HELD.append('{hook} ' + cls.__name__)"]))
+        entry.setup.append(f"type(batch).__init_subclass__ = classmethod({hook})")
+    elif variant == "del":
+        entry.defs.append("\n".join([f"def {hook}(self):", f"    _HELD.append('{hook}')"]))
+        entry.setup.append(f"type(batch).__del__ = {hook}")
+    elif variant == "setattr":
+        entry.defs.append(
+            "\n".join(
+                [
+                    f"def {hook}(self, name, value):",
+                    "    if name in ('seq_lens', 'input_ids', 'forward_mode', 'spec_info', 'reqs'):",
+                    f"        _HELD.append('{hook} ' + name)",
+                    "    object.__setattr__(self, name, value)",
+                ]
+            )
+        )
+        entry.setup.append(f"type(batch).__setattr__ = {hook}")
+    else:
+        field_name = draw(st.sampled_from(["seq_lens_cpu", "input_ids", "return_hidden_states"]))
+        entry.defs.append(
+            "\n".join(
+                [
+                    f"def {hook}(self):",
+                    f"    _HELD.append('{hook}')",
+                    *_indent(body, "    "),
+                    f"    return self.__dict__['{field_name}']",
+                ]
+            )
+        )
+        entry.setup.append(f"type(batch).{field_name} = property({hook})")
+    entry.quiet.append(["{q} = len(_HELD)"])
+    return entry
+
+
 KINDS = (
     _closure,
     _global_function,
@@ -859,6 +924,7 @@ KINDS = (
     _patched_worker,
     _sglang_field,
     _patched_init_new,
+    _batch_class_hooks,
 )
 ASYNC_KINDS = (_async_task, _async_context)
 # The kinds whose effect runs from a statement that looks like a plain read: a quiet window.
@@ -873,6 +939,7 @@ QUIET_KINDS = (
     _sglang_field,
     _patched_init_new,
     _patched_init_new,
+    _batch_class_hooks,
 )
 SINGLE = (_field_object, _sglang_field)  # each sets a field of the batch
 
