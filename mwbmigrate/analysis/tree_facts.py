@@ -140,12 +140,11 @@ class WindowFactsScan:
                 self._patched = f"{path}:{_line(data, found.start())}"
         if self._code is None and (b"def" in data or b"property" in data):
             for hit in _CODE_ON_READ.finditer(data):
-                found = hit.group("decorated") or hit.group("assigned") or hit.group("hook") or hit.group("installed")
-                name = found.decode()
+                groups = ("decorated", "assigned", "hook", "installed")
+                name = next(hit.group(g) for g in groups if hit.group(g) is not None).decode()
                 if not any(path.endswith(module) and name == upstream for module, upstream in _UPSTREAM_HITS):
                     self._code = f"{path}:{_line(data, hit.start())} `{name}`"
                     break
-
         if b"init_new(" in data:
             for call in _CONSUMER_ARGUMENTS.finditer(data):
                 self._handed.update(_SELF_READ.findall(call.group(1)))
