@@ -9,16 +9,18 @@ that proof, whichever module they are in:
   `mock.patch("...ForwardBatch.init_new")`). A docstring that mentions `init_new` in prose is not one;
 * code that runs when the forward reads or writes an attribute: a property (or `cached_property`, a
   setter, a getter) named as an attribute the old method or a release's `init_new` reads through the
-  batch, its speculative input, its sampling info or its requests, a class's `__getattribute__`, a
-  descriptor class of the tree's own (`__get__`), or a `__setattr__` / `__delattr__` (defined, or
-  installed on a class). The old method ran such reads when the snapshot was taken, in its order;
+  batch, its speculative input, its sampling info or its requests; a descriptor class (`__get__`);
+  a `__getattribute__`, `__setattr__` or `__delattr__` installed on a class anywhere, or defined in
+  a module that names the batch or the old API (`ScheduleBatch`, `ModelWorkerBatch`,
+  `get_model_worker_batch`). The old method ran such reads when the snapshot was taken, in its order;
   `init_new` on the live batch runs them at the forward, in another order, and writes the one-shot
   fields' resets on the batch, which the old method never wrote.
 
 Both are read from every file's bytes in the pre-pass that already reads the tree (engine/runner.py);
 a module migrated alone (stdin, the differential oracle) is its own tree. Assumed, and said in the
-README: a `__getattr__` that answers one of these names for an object lacking it, and a patch whose
-name is computed, are not seen.
+README: a `__getattr__` that answers one of these names for an object lacking it, a patch whose name
+is computed, and an attribute hook defined in a module that names neither the batch nor the old API
+(and reaching a batch class by inheritance from elsewhere) are not seen.
 """
 
 from __future__ import annotations
@@ -52,20 +54,17 @@ _CODE_ON_READ = re.compile(
     rb"@[ \t]*(?:[\w.]+\.)?(?:property|cached_property|setter|getter|deleter)\b[^\n]*\n"
     rb"(?:[ \t]*@[^\n]*\n)*[ \t]*(?:async[ \t]+)?def[ \t]+(?P<decorated>" + _NAMES + rb")\b"
     rb"|\b(?P<assigned>" + _NAMES + rb")[ \t]*=[ \t]*(?:[\w.]+\.)?(?:property|cached_property)\("
-    rb"|def[ \t]+(?P<hook>__getattribute__|__get__|__setattr__|__delattr__)\b"
     rb"|\.(?P<installed>__getattribute__|__get__|__setattr__|__delattr__)[ \t]*=(?!=)"
+    rb"|def[ \t]+(?P<descriptor>__get__)\b"
 )
-# SGLang 0.5.12.post1's own (module, name) hits, none on an object the forward reads: `Req.is_prefill_only`
-# is a property on the request (the old method and `init_new` read the batch's field of that name);
-# the others are a model's and the two-batch overlap's own attribute hooks.
-_UPSTREAM_HITS = frozenset(
-    {
-        ("sglang/srt/managers/schedule_batch.py", "is_prefill_only"),
-        ("sglang/srt/models/gemma4_mm.py", "__setattr__"),
-        ("sglang/srt/batch_overlap/operations.py", "__setattr__"),
-        ("sglang/srt/batch_overlap/operations.py", "__delattr__"),
-    }
-)
+# A class's own attribute hooks count in a module that names the batch or the old API: a batch class,
+# a subclass of one, or the speculative input it holds, is defined or built there. (A descriptor class,
+# `__get__`, counts anywhere: its instances may sit on a batch class as any field.)
+_HOOK_DEFINED = re.compile(rb"def[ \t]+(?P<hook>__getattribute__|__setattr__|__delattr__)\b")
+_NAMES_THE_BATCH = (b"ScheduleBatch", b"ModelWorkerBatch", b"get_model_worker_batch")
+# SGLang 0.5.12.post1's own (module, name) hit: `Req.is_prefill_only` is a property on the request,
+# which neither the old method nor `init_new` reads (they read the batch's field of that name).
+_UPSTREAM_HITS = frozenset({("sglang/srt/managers/schedule_batch.py", "is_prefill_only")})
 
 
 @dataclass(frozen=True)
@@ -139,9 +138,11 @@ class WindowFactsScan:
             if found is not None:
                 self._patched = f"{path}:{_line(data, found.start())}"
         if self._code is None and (b"def" in data or b"property" in data):
-            for hit in _CODE_ON_READ.finditer(data):
-                groups = ("decorated", "assigned", "hook", "installed")
-                name = next(hit.group(g) for g in groups if hit.group(g) is not None).decode()
+            hits = list(_CODE_ON_READ.finditer(data))
+            if any(word in data for word in _NAMES_THE_BATCH):
+                hits += _HOOK_DEFINED.finditer(data)
+            for hit in sorted(hits, key=lambda h: h.start()):
+                name = next(g for g in hit.groups() if g is not None).decode()
                 if not any(path.endswith(module) and name == upstream for module, upstream in _UPSTREAM_HITS):
                     self._code = f"{path}:{_line(data, hit.start())} `{name}`"
                     break
@@ -158,7 +159,9 @@ class WindowFactsScan:
                     self._accessors.add(match.group("decorated"))
                 else:
                     self._properties.add(match.group("decorated"))
-        self._getattribute = self._getattribute or b"def __getattribute__" in data
+        self._getattribute = self._getattribute or b".__getattribute__ =" in data
+        if b"def __getattribute__" in data and any(word in data for word in _NAMES_THE_BATCH):
+            self._getattribute = True
 
     def facts(self) -> WindowFacts:
         plain = set() if self._getattribute else (self._handed & (self._assigned | self._accessors)) - self._properties
