@@ -1419,15 +1419,19 @@ _CODES = (
         where the snapshot was read is the same only where nothing between the snapshot and its last
         use can change the batch, and the window allowlist (README, "When the live batch is read")
         proves that only for a few shapes. Everywhere else the rewrite keeps the snapshot in code:
-        `worker_batch_snapshot(batch)` is a copy of the batch that answers what the old object
-        answered (its derived fields, the override for every forward), so nothing behaves
-        differently. The note names the first statement the allowlist did not prove. The allowlist:
-        (1) the snapshot is one local, bound once, with no override argument, used only in the
-        statements that follow it in its block (or inline in such a statement); (2) each of those
-        statements is `ForwardBatch.init_new(...)` alone, as an expression, a `return` or an
-        assignment to a local bound nowhere else; (3) `ForwardBatch` is bound once, by an import
-        from SGLang, and the module does not patch `init_new`; (4) every argument is the snapshot,
-        a local or parameter name, or a literal. `--live-batch` reads the live batch everywhere instead, marked where unproven.""",
+        `worker_batch_snapshot(batch)` is the old object itself (the runtime's `ModelWorkerBatch`,
+        built by the old method's reads, running none of the batch class's code), which answers what
+        the old object answered (its fields, its derived values, the override for every forward), so
+        nothing behaves differently. The note names the first statement the allowlist did not prove.
+        The allowlist: (1) the snapshot is one local, bound once, with no override argument, used
+        only in the statements that follow it in its block (or inline in such a statement); (2) each
+        of those statements is `ForwardBatch.init_new(...)` alone, as an expression, a `return` or an
+        assignment to a local bound nowhere else, or only to literals; (3) `ForwardBatch` is bound by
+        one import from SGLang, and otherwise only to `None`; (4) every argument is the snapshot, a
+        local or parameter name, a literal, or a plain attribute of `self`; (5) nowhere in the tree is
+        `init_new` patched, nor does code run when the forward reads the batch (a property on a field
+        it reads, an attribute hook). `--live-batch` reads the live batch everywhere instead, marked
+        where unproven.""",
         """
         def _step(self, batch):
             mwb = batch.get_model_worker_batch()
@@ -1450,12 +1454,14 @@ _CODES = (
     _code(
         "MWB183",
         "a kept snapshot cannot keep what the forward reads: the requests' fields, its lists, another value",
-        """The snapshot kept in code (MWB182) is a copy of the batch, but 0.5.13's `init_new` builds
+        """The snapshot kept in code (MWB182) is the old object, but 0.5.13's `init_new` builds
         `lora_ids`, `dllm_block_offsets` and the grammars from the requests at the forward, where the
         old object had read them when it was taken. So a request's `lora_id`, `dllm_block_offset` or
         `grammar` written after the snapshot, or the snapshot's own `lora_ids` changed or handed on,
-        reaches the forward differently. Also reported: a name that holds the snapshot on one path
-        and something else on another.""",
+        reaches the forward differently. Also reported: reflection that tells the runtime's stand-in
+        apart (`type(x)`, `x.__class__`, a probe of a name that is not an old field,
+        `dataclasses.replace`), a write of an override field's reset value on it, and a name that
+        holds the snapshot on one path and something else on another.""",
         """
         def _step(self, batch):
             mwb = batch.get_model_worker_batch()
