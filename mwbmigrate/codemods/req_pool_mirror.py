@@ -15,7 +15,8 @@ The helpers come from `mwbmigrate.runtime`, or from the copy `--runtime vendor` 
 (`MigrationState.runtime_module`). Independent of the ModelWorkerBatch migration, selectable
 on its own (`--select req-pool-mirror`), idempotent, and valid on 0.5.12.post1 through 0.5.23 trees.
 Each statement it inserts or rewrites changes behaviour on purpose and is reported (note MWB184).
-A builder whose device tensor is not a plain comprehension over the requests is left alone. A
+A builder whose device tensor is not a plain comprehension over the requests, or that builds it its
+own way (a dtype other than int64, a pinned buffer, any other argument), is left alone (a note). A
 `ScheduleBatch` without the mirror (0.5.12.post1) gets only the filter-to-empty clearing, and the
 builders of a tree whose `schedule_batch.py` has none are left alone: a mirror restored or built
 there would go stale, since nothing else in that class keeps one.
@@ -51,6 +52,23 @@ def _calls(block: cst.BaseSuite, function: str) -> set[str]:
         ):
             found.add(statement.body[0].value.args[0].value.value)
     return found
+
+
+_INT64 = ("torch.int64", "torch.long")
+
+
+def _own_construction(call: cst.Call) -> str | None:
+    """What in `torch.tensor([...], device=d, ...)` is not what `build_req_pool_indices` builds (an
+    int64 tensor from the list on `device`), or None when nothing is."""
+    for argument in call.args[1:]:
+        keyword = argument.keyword.value if argument.keyword is not None else None
+        if keyword == "device":
+            continue
+        code = cst.Module([]).code_for_node(argument.value)
+        if keyword == "dtype" and code in _INT64:
+            continue
+        return f"`{keyword}={code}`" if keyword else f"`{code}`"
+    return None
 
 
 def _after_docstring(body: list[cst.BaseStatement]) -> int:
@@ -193,6 +211,19 @@ class RepairRequestPoolMirror(MigrationCodemod):
         device = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
         if device is None or self._function_sets_mirror() or self.state.request_mirror is False:
             return updated_node
+        own = _own_construction(call)
+        if own is not None:
+            # `build_req_pool_indices` builds int64 tensors from the list alone: a dtype, a pinned
+            # buffer or another argument of the fork's own is its business (a kernel may check it).
+            return cst.ensure_type(
+                self.review_returned(
+                    updated_node,
+                    "MWB184",
+                    f"request-pool repair (upstream PR 28514) left alone: this builder constructs its own "
+                    f"tensor ({own}), so `{MIRROR}` is not built here; build it the same way if a forward reads it",
+                ),
+                cst.SimpleStatementLine,
+            )
         owner = cst.ensure_type(assign.targets[0].target, cst.Attribute).value
         self._need(BUILD)
         targets = cst.Tuple(
