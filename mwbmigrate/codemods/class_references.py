@@ -131,7 +131,7 @@ class ReplaceClassReferences(MigrationCodemod):
         child, current = node, self.parent(node)
         while current is not None:
             if isinstance(current, cst.Annotation):
-                return True
+                return not self._dispatched_on(current)
             if isinstance(current, cst.Subscript):
                 return child is not current.value and self._is_generic(current.value)
             if isinstance(current, cst.Arg) and current.keyword is not None and current.keyword.value == "bound":
@@ -149,6 +149,19 @@ class ReplaceClassReferences(MigrationCodemod):
             ):
                 return False
             child, current = current, self.parent(current)
+        return False
+
+    def _dispatched_on(self, annotation: cst.Annotation) -> bool:
+        """A parameter's annotation that `singledispatch` reads at run time: the function is
+        decorated with `<dispatcher>.register` (a registration for ScheduleBatch now)."""
+        param = self.parent(annotation)
+        function = self.parent(self.parent(param)) if isinstance(param, cst.Param) else None
+        if not isinstance(function, cst.FunctionDef):
+            return False
+        for decorator in function.decorators:
+            target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+            if isinstance(target, cst.Attribute) and target.attr.value == "register":
+                return True
         return False
 
     def _callee(self, call: cst.CSTNode | None) -> str | None:
@@ -207,6 +220,8 @@ class ReplaceClassReferences(MigrationCodemod):
             return "returned"
         if isinstance(parent, cst.Comparison) or isinstance(parent, cst.ComparisonTarget):
             return "compared"
+        if isinstance(parent, cst.Annotation):
+            return "an annotation `singledispatch` registers: another registration for ScheduleBatch replaces or is replaced by it"
         return "stored or passed on"
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
