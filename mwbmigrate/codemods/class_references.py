@@ -155,7 +155,8 @@ class ReplaceClassReferences(MigrationCodemod):
         """A parameter's annotation that `singledispatch` reads at run time: the function is
         decorated with `<dispatcher>.register` (a registration for ScheduleBatch now)."""
         param = self.parent(annotation)
-        function = self.parent(self.parent(param)) if isinstance(param, cst.Param) else None
+        parameters = self.parent(param) if isinstance(param, cst.Param) else None
+        function = self.parent(parameters) if parameters is not None else None
         if not isinstance(function, cst.FunctionDef):
             return False
         for decorator in function.decorators:
