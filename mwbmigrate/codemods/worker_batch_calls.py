@@ -28,6 +28,9 @@ object did, and is reported as a note (MWB182):
 
 from __future__ import annotations
 
+import re
+from typing import Callable
+
 import libcst as cst
 import libcst.matchers as m
 from libcst.codemod import CodemodContext
@@ -59,6 +62,16 @@ _REQUESTS_READ = (
 )
 # A kept snapshot's local `model_worker_batch` is renamed, so no old-API name is left in code.
 SNAPSHOT_NAME = "worker_batch"
+
+
+def _unchanged(text: str) -> str:
+    return text
+
+
+def _renaming(old: str, new: str) -> Callable[[str], str]:
+    """`text` with the name `old` written `new` (a renamed local, in a note about it)."""
+    pattern = re.compile(rf"\b{re.escape(old)}\b")
+    return lambda text: pattern.sub(new, text)
 _DYNAMIC_READS = frozenset({"locals", "vars", "dir", "eval", "exec", "_getframe", "currentframe", "stack"})
 
 
@@ -177,7 +190,9 @@ class DropWorkerBatchCalls(MigrationCodemod):
         )
         self._proofs.append(proof)
         own_method = bool(self._own_method_receivers[-1])
+        renamed = False
         if proof is not None and not own_method and OLD_PARAMETER not in facts.aliases and self._may_rename(node, proof.scope):  # fmt: skip
+            renamed = True
             # A local that holds a snapshot, now kept in code (or what it was bound from): the name goes,
             # the value stays. Not where a class of the module defines its own `get_model_worker_batch`.
             for assignment in proof.scope.assignments[OLD_PARAMETER]:
@@ -186,18 +201,20 @@ class DropWorkerBatchCalls(MigrationCodemod):
                 for reference in assignment.references:
                     if isinstance(reference.node, cst.Name):
                         self._renames[reference.node] = SNAPSHOT_NAME
+        # A note names the code as it now reads: the local's new name where this pass renames it.
+        as_written = _renaming(OLD_PARAMETER, SNAPSHOT_NAME) if renamed else _unchanged
         for statement, unproven in facts.kept.items():
             self._kept.add(statement)
             name = bound_name(statement)
-            self._note_kept(statement, f"`{name}`", unproven.why)
+            self._note_kept(statement, f"`{as_written(name)}`", as_written(unproven.why))
             if unproven.hazard is not None:
-                self.review(statement, "MWB183", unproven.hazard)
-            self._request_hazards(statement, node, name)
+                self.review(statement, "MWB183", as_written(unproven.hazard))
+            self._request_hazards(statement, node, name, as_written)
             for use, field in _request_list_uses(node, name):
                 self.review(
                     use,
                     "MWB183",
-                    f"`{name}.{field}` is changed or handed on: the old forward read the snapshot's list, "
+                    f"`{as_written(name)}.{field}` is changed or handed on: the old forward read the snapshot's list, "
                     f"`init_new` now builds its own from the requests",
                 )
         for refused, reason in facts.refusals:
@@ -255,7 +272,13 @@ class DropWorkerBatchCalls(MigrationCodemod):
             f"between it and its last use can change the batch",
         )
 
-    def _request_hazards(self, node: cst.CSTNode, function: cst.FunctionDef | None, name: str | None) -> None:
+    def _request_hazards(
+        self,
+        node: cst.CSTNode,
+        function: cst.FunctionDef | None,
+        name: str | None,
+        as_written: Callable[[str], str] = lambda text: text,
+    ) -> None:
         """What no copy keeps, reported on a kept snapshot: found in the module (a write of a request
         field, reflection on parameter names), in its function (the request lists changed in place),
         or where the snapshot reaches (reflection on its class or attributes)."""
@@ -288,7 +311,7 @@ class DropWorkerBatchCalls(MigrationCodemod):
                     f"whose `__class__` is the batch's and which also answers the new API's field names"
                 )
         for reason in reasons:
-            self.review(node, "MWB183", reason)
+            self.review(node, "MWB183", as_written(reason))
 
     def _snapshot_helper(self, call: cst.Call, receiver: cst.BaseExpression) -> cst.Call:
         # mwbmigrate.runtime, or the tree's vendored copy under `--runtime vendor`.
