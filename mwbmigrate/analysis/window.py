@@ -85,11 +85,13 @@ class _Scan(cst.CSTVisitor):
 
 class _RequestChanges(_Scan):
     """Writes of the request fields the old method read; unless `fields_only`, also in-place changes
-    of a `.reqs` list (a list method, an item store, `merge_batch`, the list handed to a call)."""
+    of a `.reqs` list (a list method, an item store, `merge_batch`) and, with `handoffs`, the list
+    handed to a call or bound to another name (which may change it later)."""
 
-    def __init__(self, fields_only: bool) -> None:
+    def __init__(self, fields_only: bool, handoffs: bool = True) -> None:
         super().__init__()
         self.fields_only = fields_only
+        self.handoffs = handoffs
 
     def _target(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Attribute) and target.attr.value in REQUEST_FIELDS:
@@ -121,7 +123,7 @@ class _RequestChanges(_Scan):
             return
         func = node.func
         reader = isinstance(func, cst.Name) and func.value in _LIST_READERS
-        if not reader and any(m_reqs(argument.value) for argument in node.args):
+        if self.handoffs and not reader and any(m_reqs(argument.value) for argument in node.args):
             self.hit("a `.reqs` list is handed to a call, which may change it in place")
         if isinstance(func, cst.Attribute):
             if func.attr.value in _LIST_CHANGES and m_reqs(func.value):
@@ -130,7 +132,7 @@ class _RequestChanges(_Scan):
                 self.hit(f"`.{func.attr.value}()` extends a request list in place")
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if m_reqs(node.value) and not self.fields_only:
+        if m_reqs(node.value) and not self.fields_only and self.handoffs:
             self.hit("a `.reqs` list is bound to another name, which may change it in place")
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
@@ -285,8 +287,10 @@ def _scan(root: cst.CSTNode, visitor: _Scan) -> str | None:
 
 
 def changes_request_fields(module: cst.Module) -> str | None:
-    """The first write in the module to a request field the old method read when it was called."""
-    return _scan(module, _RequestChanges(fields_only=True))
+    """The first write in the module to a request field the old method read when it was called, or
+    in-place change of a `.reqs` list (in a closure or a helper as much as in the snapshot's function:
+    the forward reads the requests through the list the snapshot shares)."""
+    return _scan(module, _RequestChanges(fields_only=False, handoffs=False))
 
 
 def changes_requests(function: cst.FunctionDef) -> str | None:

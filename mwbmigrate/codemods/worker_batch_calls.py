@@ -72,6 +72,8 @@ def _renaming(old: str, new: str) -> Callable[[str], str]:
     """`text` with the name `old` written `new` (a renamed local, in a note about it)."""
     pattern = re.compile(rf"\b{re.escape(old)}\b")
     return lambda text: pattern.sub(new, text)
+
+
 _DYNAMIC_READS = frozenset({"locals", "vars", "dir", "eval", "exec", "_getframe", "currentframe", "stack"})
 
 

@@ -257,7 +257,10 @@ class ForwardBatch:
             capture = batch.capture_hidden_mode
             seq_lens_cpu = batch.seq_lens_cpu
             before_norm = batch.return_hidden_states_before_norm
-            extend_seq_lens, extend_prefix_lens = batch.extend_seq_lens, batch.extend_prefix_lens
+            # 0.5.12 reads the lengths only for an extend forward (`if ret.forward_mode.is_extend()`).
+            extend = batch.forward_mode.is_extend()
+            extend_seq_lens = batch.extend_seq_lens if extend else None
+            extend_prefix_lens = batch.extend_prefix_lens if extend else None
             lora_ids, offsets = batch.lora_ids, batch.dllm_block_offsets
         elif not isinstance(batch, ModelWorkerBatch) and not getattr(batch, "_version", NEW) == OLD:
             # 0.5.13 reads whatever it is handed by attribute, as SGLang does. Consume first: the overrides are reset before any other work.
