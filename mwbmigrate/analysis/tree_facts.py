@@ -25,13 +25,20 @@ is computed, and an attribute hook defined in a module that names neither the ba
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from mwbmigrate.runtime.snapshot import CONSUMER_READS, OLD_FIELDS
+from mwbmigrate.runtime.snapshot import CONSUMER_READS, OLD_CLASS_NAME, OLD_FIELDS
 
-__all__ = ["WindowFacts", "WindowFactsScan", "scan_window_facts"]
+__all__ = [
+    "OwnWorkerBatchFields",
+    "WindowFacts",
+    "WindowFactsScan",
+    "own_worker_batch_fields",
+    "scan_window_facts",
+]
 
 # What the forward reads: the old object's fields (the old method read each from the batch), what a
 # release's consumers read beyond them, and what both read through the batch's parts.
@@ -174,3 +181,47 @@ def scan_window_facts(sources: Iterable[tuple[str, bytes]]) -> WindowFacts:
     for path, data in sources:
         scan.feed(path, data)
     return scan.facts()
+
+
+@dataclass(frozen=True)
+class OwnWorkerBatchFields:
+    """The fields a fork's own `ModelWorkerBatch` (in its SGLang `schedule_batch.py`) has beyond
+    0.5.12.post1's: those its `get_model_worker_batch()` copies from the batch attribute of the same
+    name, which a kept snapshot copies too, and the others with what computes them (`field: code`)."""
+
+    copied: tuple[str, ...] = ()
+    computed: tuple[tuple[str, str], ...] = ()
+
+
+def own_worker_batch_fields(source: bytes) -> OwnWorkerBatchFields:
+    """What the tree's own `ModelWorkerBatch` adds, read from its schedule_batch module's source."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return OwnWorkerBatchFields()
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    declared = classes.get(OLD_CLASS_NAME)
+    if declared is None:
+        return OwnWorkerBatchFields()
+    known = {name for name, _ in OLD_FIELDS}
+    own = [
+        statement.target.id
+        for statement in declared.body
+        if isinstance(statement, ast.AnnAssign)
+        and isinstance(statement.target, ast.Name)
+        and statement.target.id not in known
+    ]
+    passed: dict[str, ast.expr] = {}
+    for node in ast.walk(classes["ScheduleBatch"]) if "ScheduleBatch" in classes else ():
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == OLD_CLASS_NAME:
+            passed.update({k.arg: k.value for k in node.keywords if k.arg is not None})
+    copied, computed = [], []
+    for name in own:
+        value = passed.get(name)
+        if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self":
+            if value.attr == name:
+                copied.append(name)
+                continue
+        code = ast.unparse(value) if value is not None else "the class's default"
+        computed.append((name, code if len(code) <= 60 else code[:57] + "..."))
+    return OwnWorkerBatchFields(tuple(copied), tuple(computed))

@@ -16,7 +16,7 @@ from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_PARAMETER, ModuleLocation
 from mwbmigrate.analysis.positions import LocalPositions
 from mwbmigrate.analysis.signatures import ProjectSignatures
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, TARGET_VERSIONS, targets_between
-from mwbmigrate.analysis.tree_facts import WindowFacts
+from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFacts
 from mwbmigrate.analysis.version_gates import VersionGates, find_version_gates
 from mwbmigrate.codemods.findings import (
     MARKER_CONTINUATION,
@@ -84,6 +84,7 @@ class MigrationState:
     contract_breaks: tuple[tuple[int, str], ...] = ()  # see TransformOptions.contract_breaks
     project_defines: frozenset[str] = frozenset()  # see TransformOptions.project_defines
     window_facts: WindowFacts = field(default_factory=WindowFacts)  # see TransformOptions.window_facts
+    own_worker_batch_fields: OwnWorkerBatchFields = field(default_factory=OwnWorkerBatchFields)  # likewise
     wrap_line_length: int | None = None  # see TransformOptions.wrap_line_length
     # False when the engine proved that no old-API name is in code (engine/transform.py CodeGate):
     # every version gate tests for or branches on one, so the module has none to find.

@@ -62,6 +62,8 @@ _REQUESTS_READ = (
 )
 # A kept snapshot's local `model_worker_batch` is renamed, so no old-API name is left in code.
 SNAPSHOT_NAME = "worker_batch"
+FORK_FIELDS = "fork_fields"
+_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 
 
 def _unchanged(text: str) -> str:
@@ -285,7 +287,11 @@ class DropWorkerBatchCalls(MigrationCodemod):
         field, reflection on parameter names), in its function (the request lists changed in place),
         or where the snapshot reaches (reflection on its class or attributes)."""
         if self._module_hazards is None:
-            self._module_hazards = []
+            self._module_hazards = [
+                f"the tree's own `ModelWorkerBatch.{name}` is computed by its `{OLD_METHOD}()` (`{code}`), "
+                f"which the kept snapshot does not hold"
+                for name, code in self.state.own_worker_batch_fields.computed
+            ]
             changed = changes_request_fields(self.module)
             if changed is not None:
                 self._module_hazards.append(f"in this module {changed}{_REQUESTS_READ}")
@@ -318,7 +324,14 @@ class DropWorkerBatchCalls(MigrationCodemod):
     def _snapshot_helper(self, call: cst.Call, receiver: cst.BaseExpression) -> cst.Call:
         # mwbmigrate.runtime, or the tree's vendored copy under `--runtime vendor`.
         AddImportsVisitor.add_needed_import(self.context, self.state.runtime_module, SNAPSHOT_HELPER)
-        return call.with_changes(func=cst.Name(SNAPSHOT_HELPER), args=[cst.Arg(receiver), *call.args])
+        arguments = [cst.Arg(receiver), *call.args]
+        own = self.state.own_worker_batch_fields
+        if own.copied:
+            # The fork's own `ModelWorkerBatch` fields that its method copied from the batch.
+            names = [cst.Element(cst.SimpleString(f'"{name}"')) for name in own.copied]
+            value = cst.Tuple(names if len(names) > 1 else [names[0].with_changes(comma=cst.Comma())])
+            arguments.append(cst.Arg(value, keyword=cst.Name(FORK_FIELDS), equal=_EQUAL))
+        return call.with_changes(func=cst.Name(SNAPSHOT_HELPER), args=arguments)
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
         refused = self._refused_uses.get(original_node)

@@ -24,7 +24,7 @@ from mwbmigrate.analysis.isolation import scan_callers
 from mwbmigrate.analysis.old_api import ModuleLocation
 from mwbmigrate.analysis.signatures import ProjectSignatures, RenamedSignature, module_parts
 from mwbmigrate.analysis.target_versions import RENAMED_KEYWORD_METHODS
-from mwbmigrate.analysis.tree_facts import WindowFactsScan
+from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFactsScan, own_worker_batch_fields
 from mwbmigrate.codemods import CODEMODS, CONTRACT_PASS_CODEMODS, SECOND_PASS_CODEMODS
 from mwbmigrate.engine.cache import ResultCache
 from mwbmigrate.engine.discovery import DiscoveredFile, Discovery, discover
@@ -118,18 +118,24 @@ def _noting_definitions(
         yield data
 
 
-def _tree_has_request_mirror(files: Iterable[DiscoveredFile], options: TransformOptions) -> bool | None:
+def _schedule_batch_facts(
+    files: Iterable[DiscoveredFile], options: TransformOptions
+) -> tuple[bool | None, OwnWorkerBatchFields]:
     """Whether the tree's own ScheduleBatch keeps `req_pool_indices_cpu` (0.5.13 on), None when the
-    tree holds no SGLang `schedule_batch.py` (a plugin: its builders serve a newer SGLang)."""
+    tree holds no SGLang `schedule_batch.py` (a plugin: its builders serve a newer SGLang); and the
+    fields the tree's own `ModelWorkerBatch` adds to 0.5.12.post1's (a fork of SGLang)."""
     found = None
+    own = OwnWorkerBatchFields()
     for discovered in files:
         if ModuleLocation(Path(discovered.path).as_posix(), options.extra_modules).is_schedule_batch_module:
             try:
                 data = discovered.data if discovered.data is not None else read_regular_file(discovered.path)
-                found = bool(found) or b"req_pool_indices_cpu" in data
             except UnreadableFile:
                 continue
-    return found
+            found = bool(found) or b"req_pool_indices_cpu" in data
+            if b"class ModelWorkerBatch" in data:
+                own = own_worker_batch_fields(data)
+    return found, own
 
 
 def merge_signatures(results: Iterable[FileResult]) -> ProjectSignatures:
@@ -412,9 +418,11 @@ def run_rewrite(
     jobs = jobs or default_jobs()
     defined: set[str] = set()
     window = WindowFactsScan()
+    request_mirror, own_fields = _schedule_batch_facts(discovery.files, options)
     options = replace(
         options,
-        request_mirror=_tree_has_request_mirror(discovery.files, options),
+        request_mirror=request_mirror,
+        own_worker_batch_fields=own_fields,
         project_callers=scan_callers(_noting_definitions(discovery.files, options, defined, window)),
     )
     options = replace(options, project_defines=frozenset(defined), window_facts=window.facts())

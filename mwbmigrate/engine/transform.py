@@ -20,7 +20,7 @@ from mwbmigrate.analysis.old_api import ModuleLocation
 from mwbmigrate.analysis.positions import LocalPositions
 from mwbmigrate.analysis.signatures import ProjectSignatures
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, DerivedRelease, register_release
-from mwbmigrate.analysis.tree_facts import WindowFacts, scan_window_facts
+from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFacts, scan_window_facts
 from mwbmigrate.codemods import CODEMODS, PREFILTER_BYTES
 from mwbmigrate.codemods.base import RUNTIME_MODULE, STATE_KEY, MigrationCodemod, MigrationState, tidy_block_start
 from mwbmigrate.codemods.findings import Finding, FindingStore, PassFindings, RenderFindings, placed_findings
@@ -76,6 +76,8 @@ class TransformOptions:
     # What breaks a snapshot window's proof anywhere in the tree (analysis/tree_facts.py), from the
     # engine's pre-pass; None: the module is its own tree (stdin, one module migrated alone).
     window_facts: WindowFacts | None = None
+    # What the tree's own `ModelWorkerBatch` adds (a fork of SGLang): a kept snapshot holds those fields too.
+    own_worker_batch_fields: OwnWorkerBatchFields = field(default_factory=OwnWorkerBatchFields)
     runtime_module: str = RUNTIME_MODULE  # the runtime helpers' module: mwbmigrate.runtime, or a vendored copy
     request_mirror: bool | None = None  # the tree's ScheduleBatch keeps req_pool_indices_cpu; None: no such module here
     elide: bool = True  # leave out the function bodies no codemod can act on (engine/elision.py)
@@ -160,6 +162,7 @@ def migration_state(path: str, options: TransformOptions) -> MigrationState:
         contract_breaks=options.contract_breaks,
         project_defines=options.project_defines,
         window_facts=options.window_facts or WindowFacts(),
+        own_worker_batch_fields=options.own_worker_batch_fields,
         wrap_line_length=options.wrap_line_length,
     )
 

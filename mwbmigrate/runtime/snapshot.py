@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 __all__ = [
     "CONSUMER_READS",
@@ -117,7 +117,6 @@ CONSUMER_READS: Final = frozenset(
 # The reset a consuming forward writes on what it is handed; on a snapshot it keeps the value.
 _RESETS: Final = {"capture_hidden_mode": None, "return_hidden_states_before_norm": False, "seq_lens_cpu_cache": None}
 _CONSUMER_DEFAULTS: Final = {"seq_lens_cpu_cache": None, "return_hidden_states": False}
-_FIELD_NAMES: Final = frozenset(name for name, _ in OLD_FIELDS)
 # What a field holds where the batch lacks the attribute the old method read (a batch of another release).
 _ABSENT: Final = {name: None if default is REQUIRED else default for name, default in OLD_FIELDS}
 
@@ -127,6 +126,8 @@ class WorkerBatchSnapshot:
     outside the fields, what the target's consumers read beyond them. Its name is the old class's."""
 
     __slots__ = ("__dict__", "__weakref__", "_consumer_values", "_batch_class", "_last_read")
+    _fork_fields: tuple[str, ...] = ()  # a fork's own fields, beyond 0.5.12.post1's (`_snapshot_class`)
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # set by `_install_fields`
 
     @property  # type: ignore[misc]
     def __class__(self) -> type:
@@ -139,12 +140,12 @@ class WorkerBatchSnapshot:
             return type(self)
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELD_NAMES_IN_ORDER)
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in type(self).__dataclass_fields__)
         return f"{OLD_CLASS_NAME}({fields})"
 
     def __reduce_ex__(self, protocol: object) -> tuple[Any, ...]:
         # `__class__` is the batch's class: pickle and copy must rebuild this one.
-        state = {name: getattr(self, name) for name in _FIELD_NAMES_IN_ORDER}
+        state = {name: getattr(self, name) for name in type(self).__dataclass_fields__}
         extra = {k: v for k, v in self.__dict__.items() if k not in state}
         slots = {}
         for slot in ("_consumer_values", "_batch_class"):
@@ -152,7 +153,7 @@ class WorkerBatchSnapshot:
                 slots[slot] = object.__getattribute__(self, slot)
             except AttributeError:
                 pass
-        return (_rebuild, (state, extra, slots))
+        return (_rebuild, (type(self)._fork_fields, state, extra, slots))
 
     def __getattribute__(self, name: str) -> Any:
         value = object.__getattribute__(self, name)
@@ -172,7 +173,7 @@ class WorkerBatchSnapshot:
             just_read = None
         object.__setattr__(self, "_last_read", None)
         reset = _RESETS.get(name, _MISSING)
-        if value is reset and (just_read == name or name not in _FIELD_NAMES):
+        if value is reset and (just_read == name or name not in type(self).__dataclass_fields__):
             return  # (`seq_lens_cpu_cache` is no field: the override already is `seq_lens_cpu`)
         object.__setattr__(self, name, value)
 
@@ -204,11 +205,12 @@ _install_fields(WorkerBatchSnapshot)
 # What `type(x).__name__`, `repr` and an AttributeError say, as they said of the old object.
 WorkerBatchSnapshot.__name__ = WorkerBatchSnapshot.__qualname__ = OLD_CLASS_NAME
 globals()[OLD_CLASS_NAME] = WorkerBatchSnapshot  # where pickle looks the class up by that name
-_FIELD_NAMES_IN_ORDER: Final = tuple(name for name, _ in OLD_FIELDS)
 
 
-def _rebuild(state: dict[str, Any], extra: dict[str, Any], slots: dict[str, Any]) -> WorkerBatchSnapshot:
-    snapshot = WorkerBatchSnapshot(**state)
+def _rebuild(
+    fork_fields: tuple[str, ...], state: dict[str, Any], extra: dict[str, Any], slots: dict[str, Any]
+) -> WorkerBatchSnapshot:
+    snapshot = _snapshot_class(fork_fields)(**state)
     snapshot.__dict__.update(extra)
     for name, value in slots.items():
         object.__setattr__(snapshot, name, value)
@@ -250,8 +252,28 @@ def _state_value(batch: Any, name: str) -> Any:
     return _CONSUMER_DEFAULTS.get(name)
 
 
-def worker_batch_snapshot(batch: Any, seq_lens_cpu_cache: Any = None) -> WorkerBatchSnapshot:
-    """What `batch.get_model_worker_batch(seq_lens_cpu_cache)` returned: the old method, step by step."""
+_SNAPSHOT_CLASSES: dict[tuple[str, ...], type[WorkerBatchSnapshot]] = {(): WorkerBatchSnapshot}
+
+
+def _snapshot_class(fork_fields: tuple[str, ...]) -> type[WorkerBatchSnapshot]:
+    """The old class of a fork whose `ModelWorkerBatch` has `fork_fields` too (made once per tuple)."""
+    found = _SNAPSHOT_CLASSES.get(fork_fields)
+    if found is None:
+        fields = [(name, Any, dataclasses.field(default=None)) for name in fork_fields]
+        found = dataclasses.make_dataclass(
+            OLD_CLASS_NAME, fields, bases=(WorkerBatchSnapshot,), repr=False, namespace={"_fork_fields": fork_fields}
+        )
+        found.__module__ = __name__
+        _SNAPSHOT_CLASSES[fork_fields] = found
+    return found
+
+
+def worker_batch_snapshot(
+    batch: Any, seq_lens_cpu_cache: Any = None, *, fork_fields: tuple[str, ...] = ()
+) -> WorkerBatchSnapshot:
+    """What `batch.get_model_worker_batch(seq_lens_cpu_cache)` returned: the old method, step by step.
+    `fork_fields`: the fields a fork's own `ModelWorkerBatch` adds, which its method copied from the
+    batch attribute of the same name (the rewrite passes them, read from the tree)."""
     decode = batch.forward_mode.is_decode_or_idle()
     if decode:
         gated = {"extend_seq_lens": None, "extend_prefix_lens": None, "extend_logprob_start_lens": None}
@@ -280,7 +302,9 @@ def worker_batch_snapshot(batch: Any, seq_lens_cpu_cache: Any = None) -> WorkerB
         else:  # capture_hidden_mode
             return_hidden_states = getattr(batch, "return_hidden_states", False)
             values[field_name] = _capture_hidden_mode(batch, return_hidden_states)
-    snapshot = WorkerBatchSnapshot(**values)
+    for name in fork_fields:
+        values[name] = getattr(batch, name)
+    snapshot = _snapshot_class(tuple(fork_fields))(**values)
     consumer_values = {name: _state_value(batch, name) for name in CONSUMER_READS - CONSUMER_ALIASES.keys()}
     consumer_values["seq_lens_cpu_cache"] = None
     consumer_values["return_hidden_states"] = return_hidden_states
