@@ -20,7 +20,7 @@ from libcst.metadata import CodeRange
 
 MARKER_PREFIX = "# mwbmigrate: "
 MARKER_CONTINUATION = "#   "  # the wrapped lines of a marker written above its statement
-MAX_REASON_CHARS = 240  # one readable line; longer than every reason the codemods write about the code itself
+MAX_REASON_CHARS = 480  # a marker wraps above its statement; a reason is cut only where it quotes runaway source
 
 
 def one_line_reason(reason: str) -> str:
