@@ -67,11 +67,27 @@ _CODE_ON_READ = re.compile(
 # A class's own attribute hooks count in a module that names the batch or the old API: a batch class,
 # a subclass of one, or the speculative input it holds, is defined or built there. (A descriptor class,
 # `__get__`, counts anywhere: its instances may sit on a batch class as any field.)
-_HOOK_DEFINED = re.compile(rb"def[ \t]+(?P<hook>__getattribute__|__setattr__|__delattr__)\b")
+_HOOK_DEFINED = re.compile(
+    rb"def[ \t]+(?P<hook>__getattribute__|__setattr__|__delattr__"
+    # What the old method and `init_new` call on the batch's parts: the forward mode's tests, the
+    # truth of the sampling info and the speculative input.
+    rb"|is_decode_or_idle|is_extend|is_decode|is_idle|is_mixed|is_target_verify|is_draft_extend|__bool__|__len__)\b"
+)
 _NAMES_THE_BATCH = (b"ScheduleBatch", b"ModelWorkerBatch", b"get_model_worker_batch")
-# SGLang 0.5.12.post1's own (module, name) hit: `Req.is_prefill_only` is a property on the request,
-# which neither the old method nor `init_new` reads (they read the batch's field of that name).
-_UPSTREAM_HITS = frozenset({("sglang/srt/managers/schedule_batch.py", "is_prefill_only")})
+# SGLang 0.5.12.post1's own (module, name) hits: `Req.is_prefill_only` is a property on the request,
+# which neither the old method nor `init_new` reads (they read the batch's field of that name); the
+# forward mode's tests and the sampling info's length are SGLang's, which the target shares.
+_UPSTREAM_HITS = frozenset(
+    {
+        ("sglang/srt/managers/schedule_batch.py", "is_prefill_only"),
+        *(
+            ("sglang/srt/model_executor/forward_batch_info.py", name)
+            for name in ("is_decode_or_idle", "is_extend", "is_decode", "is_idle", "is_mixed", "is_target_verify",
+                         "is_draft_extend", "__len__")
+        ),
+        ("sglang/srt/sampling/sampling_batch_info.py", "__len__"),
+    }
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

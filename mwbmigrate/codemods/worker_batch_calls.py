@@ -160,9 +160,9 @@ class DropWorkerBatchCalls(MigrationCodemod):
     NAME = "worker-batch-calls"
     SUMMARY = "Delete `x = batch.get_model_worker_batch()` and read `batch` wherever `x` was read; overrides become `batch.seq_lens_cpu_cache = E`."
     TRIGGERS = (OLD_METHOD,)
-    # The module-wide scans of a kept snapshot (MWB183) read every body that writes a request field
-    # or reflects on signatures: elision must not leave those out.
-    BODY_WORDS = (*sorted(REQUEST_FIELDS), *SIGNATURE_WORDS)
+    # The module-wide scans of a kept snapshot (MWB183) read every body that writes a request field,
+    # changes a request list in place or reflects on signatures: elision must not leave those out.
+    BODY_WORDS = (*sorted(REQUEST_FIELDS), ".reqs", "merge_batch", *SIGNATURE_WORDS)
     REVIEW_CODES = ("MWB101", "MWB141", "MWB142", "MWB182", "MWB183")
     REQUIRES = ("MWB006", *REPORTS)
     METADATA_DEPENDENCIES = (ScopeProvider,)
