@@ -18,6 +18,8 @@ from libcst.metadata import QualifiedName, QualifiedNameSource, Scope
 OLD_CLASS = "ModelWorkerBatch"
 NEW_CLASS = "ScheduleBatch"
 OLD_METHOD = "get_model_worker_batch"
+# The runtime helper a snapshot kept in code is taken with (`x = worker_batch_snapshot(batch)`).
+SNAPSHOT_HELPER = "worker_batch_snapshot"
 OLD_PARAMETER = "model_worker_batch"
 NEW_PARAMETER = "batch"
 # Used when `batch` is already bound to something else in the scope (upstream gives no precedent).

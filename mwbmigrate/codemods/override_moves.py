@@ -35,7 +35,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.codemod import CodemodContext
 
-from mwbmigrate.analysis.old_api import ONE_SHOT_OVERRIDES
+from mwbmigrate.analysis.old_api import ONE_SHOT_OVERRIDES, SNAPSHOT_HELPER
 from mwbmigrate.analysis.override_sites import (
     CONSUMING_CALLS,
     DERIVED_MODE,
@@ -50,6 +50,17 @@ from mwbmigrate.analysis.override_sites import (
 )
 from mwbmigrate.codemods._shared import leading_lines
 from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod, MigrationState
+
+
+def _kept_snapshots(function: cst.FunctionDef) -> set[str]:
+    """The names the function binds to a snapshot kept in code (`x = worker_batch_snapshot(...)`)."""
+    return {
+        cst.ensure_type(assign.targets[0].target, cst.Name).value
+        for assign in m.findall(
+            function, m.Assign(targets=[m.AssignTarget(m.Name())], value=m.Call(func=m.Name(SNAPSHOT_HELPER)))
+        )
+        if isinstance(assign, cst.Assign)
+    }
 
 
 def _split_leading(lines: Sequence[cst.EmptyLine]) -> tuple[list[cst.EmptyLine], list[cst.EmptyLine]]:
@@ -178,6 +189,9 @@ class MoveOverridesToTheirForward(MigrationCodemod):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         blocks, calls = function_blocks(node)
         consuming_lines = [self.line_of(call) for call in calls]
+        # A snapshot kept in code is the old object: a write on it stays a field write where it
+        # was, and the snapshot keeps it through every forward, as the old object did.
+        kept = _kept_snapshots(node)
 
         def single_consumer(statement: cst.CSTNode) -> bool:
             line = self.line_of(statement)
@@ -185,11 +199,13 @@ class MoveOverridesToTheirForward(MigrationCodemod):
 
         def write_site(statement: cst.CSTNode) -> tuple[str, cst.BaseExpression, set[str]] | None:
             write = override_write(statement) if not self._judged_unmovable(statement) else None
-            return (write.field, write.value, {write.receiver}) if write is not None else None
+            if write is None or write.receiver in kept:
+                return None
+            return (write.field, write.value, {write.receiver})
 
         def assert_names(statement: cst.CSTNode) -> set[str] | None:
             receiver = derived_mode_assert(statement) if not self._judged_unmovable(statement) else None
-            return {receiver.value} if receiver is not None else None
+            return {receiver.value} if receiver is not None and receiver.value not in kept else None
 
         for block in blocks:
             rewrite = _Rewrite.of(plan_block(block.body, write_site, assert_names, single_consumer))

@@ -39,7 +39,7 @@ from libcst.metadata import Assignment, Scope, ScopeProvider
 
 from mwbmigrate.analysis.callee_summaries import HELPER_DEPTH, CalleeSummaries
 from mwbmigrate.analysis.calls import callee_name
-from mwbmigrate.analysis.old_api import OLD_METHOD, OLD_PARAMETER, OVERRIDE_ARGUMENT
+from mwbmigrate.analysis.old_api import OLD_METHOD, OLD_PARAMETER, OVERRIDE_ARGUMENT, SNAPSHOT_HELPER
 from mwbmigrate.analysis.receivers import call_is_migratable, old_method_call, override_argument
 from mwbmigrate.analysis.window import (
     REQUEST_FIELDS,
@@ -55,7 +55,6 @@ from mwbmigrate.analysis.window import (
 from mwbmigrate.codemods._shared import bound_name, function_facts, receivers_with_own_method
 from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, NodeSet, deleted, is_deleted, settle_block
 
-SNAPSHOT_HELPER = "worker_batch_snapshot"
 _REQUESTS_READ = (
     ": the snapshot read each request's `lora_id`, `dllm_block_offset` and `grammar` when it was taken, "
     "`init_new` reads them at the forward"

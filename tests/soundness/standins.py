@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, make_dataclass
 from typing import Any, Callable
 
 from mwbmigrate.runtime import WorkerBatchSnapshot
-from mwbmigrate.runtime.snapshot import OLD_FIELDS, REQUIRED
+from mwbmigrate.runtime.snapshot import OLD_FIELDS, OLD_METHOD_READS, REQUIRED
 
 OLD = "0.5.12"
 NEW = "0.5.13"
@@ -210,25 +210,36 @@ class OldScheduleBatch(ScheduleBatch):
     _snapshot_class: type["ModelWorkerBatch"]  # set per installed stand-in (see `modules`)
 
     def get_model_worker_batch(self, seq_lens_cpu_cache: Any = None) -> "ModelWorkerBatch":
-        decode = self.forward_mode.is_decode_or_idle()
-        _set_grammars(self)
-        # 0.5.12.post1's fields, each copied from the batch's attribute of that name where the method
-        # copied it (None where the stand-in batch has no such attribute), and the derived ones.
-        copied = {name: getattr(self, name, None) for name, _ in OLD_FIELDS}
-        return self._snapshot_class(
-            **copied
-            | dict(
-                seq_lens_cpu=seq_lens_cpu_cache if seq_lens_cpu_cache is not None else self.seq_lens_cpu,
-                extend_seq_lens=None if decode else self.extend_lens,
-                extend_prefix_lens=None if decode else self.prefix_lens,
-                extend_logprob_start_lens=None,
-                lora_ids=[req.lora_id for req in self.reqs],
-                dllm_block_offsets=[req.dllm_block_offset for req in self.reqs],
-                capture_hidden_mode=self._derived_capture_mode(),
-                return_hidden_states_before_norm=False,
-                hicache_consumer_index=-1,
+        # 0.5.12.post1's method, read for read: the gated lengths, the grammars, the CPU lengths, then
+        # each field in its constructor call's order (OLD_METHOD_READS, checked against the wheel),
+        # every attribute read once (None where the stand-in batch has no such attribute).
+        if self.forward_mode.is_decode_or_idle():
+            gated: dict[str, Any] = dict.fromkeys(
+                ("extend_seq_lens", "extend_prefix_lens", "extend_logprob_start_lens")
             )
-        )
+        else:
+            gated = {
+                "extend_seq_lens": self.extend_lens,
+                "extend_prefix_lens": self.prefix_lens,
+                "extend_logprob_start_lens": getattr(self, "extend_logprob_start_lens", None),
+            }
+        _set_grammars(self)
+        seq_lens_cpu = seq_lens_cpu_cache if seq_lens_cpu_cache is not None else self.seq_lens_cpu
+        values: dict[str, Any] = {}
+        for name, source in OLD_METHOD_READS:
+            if source is not None:
+                values[name] = getattr(self, source, -1 if name == "hicache_consumer_index" else None)
+            elif name == "seq_lens_cpu":
+                values[name] = seq_lens_cpu
+            elif name in gated:
+                values[name] = gated[name]
+            elif name == "lora_ids":
+                values[name] = [req.lora_id for req in self.reqs]
+            elif name == "dllm_block_offsets":
+                values[name] = [req.dllm_block_offset for req in self.reqs]
+            else:
+                values[name] = self._derived_capture_mode()
+        return self._snapshot_class(**values)
 
 
 class _OldObject(_BatchBase):
