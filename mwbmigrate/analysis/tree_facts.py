@@ -68,10 +68,11 @@ _CODE_ON_READ = re.compile(
 # a subclass of one, or the speculative input it holds, is defined or built there. (A descriptor class,
 # `__get__`, counts anywhere: its instances may sit on a batch class as any field.)
 _HOOK_DEFINED = re.compile(
-    rb"def[ \t]+(?P<hook>__getattribute__|__setattr__|__delattr__"
+    rb"def[ \t]+(?:(?P<hook>__getattribute__|__setattr__|__delattr__)"
     # What the old method and `init_new` call on the batch's parts: the forward mode's tests, the
     # truth of the sampling info and the speculative input.
-    rb"|is_decode_or_idle|is_extend|is_decode|is_idle|is_mixed|is_target_verify|is_draft_extend|__bool__|__len__)\b"
+    rb"|(?P<method>is_decode_or_idle|is_extend|is_decode|is_idle|is_mixed|is_target_verify|is_draft_extend"
+    rb"|__bool__|__len__))\b"
 )
 _NAMES_THE_BATCH = (b"ScheduleBatch", b"ModelWorkerBatch", b"get_model_worker_batch")
 # SGLang 0.5.12.post1's own (module, name) hits: `Req.is_prefill_only` is a property on the request,
@@ -96,6 +97,10 @@ class WindowFacts:
 
     consumer_patched: str | None = None
     code_on_read: str | None = None
+    # Where the tree defines a method a release's `init_new` calls on the batch's parts (a forward
+    # mode's test, `__bool__`, `__len__`): it runs at every forward, a kept snapshot's included,
+    # where the old forward called other ones.
+    forward_method: str | None = None
     # Attributes of `self` the tree hands to `init_new` (`ForwardBatch.init_new(b, self.model_runner)`)
     # that are plain: assigned as `self.name = ...` somewhere in the tree, or defined as a property
     # whose body only returns another attribute of `self` (`return self._model_runner`), and defined
@@ -154,20 +159,26 @@ class WindowFactsScan:
         self._properties: set[bytes] = set()
         self._accessors: set[bytes] = set()  # properties that only return an attribute of `self`
         self._getattribute = False
+        self._method: str | None = None
 
     def feed(self, path: str, data: bytes) -> None:
         if self._patched is None and b"init_new" in data:
             found = _PATCH.search(data)
             if found is not None:
                 self._patched = f"{path}:{_line(data, found.start())}"
-        if self._code is None and (b"def" in data or b"property" in data):
+        if (self._code is None or self._method is None) and (b"def" in data or b"property" in data):
             hits = list(_CODE_ON_READ.finditer(data))
             if any(word in data for word in _NAMES_THE_BATCH):
                 hits += _HOOK_DEFINED.finditer(data)
             for hit in sorted(hits, key=lambda h: h.start()):
                 name = next(g for g in hit.groups() if g is not None).decode()
-                if not any(path.endswith(module) and name == upstream for module, upstream in _UPSTREAM_HITS):
-                    self._code = f"{path}:{_line(data, hit.start())} `{name}`"
+                if any(path.endswith(module) and name == upstream for module, upstream in _UPSTREAM_HITS):
+                    continue
+                where = f"{path}:{_line(data, hit.start())} `{name}`"
+                self._code = self._code or where
+                if "method" in hit.re.groupindex and hit.group("method") is not None:
+                    self._method = self._method or where
+                if self._method is not None:
                     break
         if b"init_new(" in data:
             for call in _CONSUMER_ARGUMENTS.finditer(data):
@@ -188,7 +199,7 @@ class WindowFactsScan:
 
     def facts(self) -> WindowFacts:
         plain = set() if self._getattribute else (self._handed & (self._assigned | self._accessors)) - self._properties
-        return WindowFacts(self._patched, self._code, frozenset(name.decode() for name in plain))
+        return WindowFacts(self._patched, self._code, self._method, frozenset(name.decode() for name in plain))
 
 
 def scan_window_facts(sources: Iterable[tuple[str, bytes]]) -> WindowFacts:

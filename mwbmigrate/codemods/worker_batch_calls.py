@@ -291,6 +291,12 @@ class DropWorkerBatchCalls(MigrationCodemod):
                 f"which the kept snapshot does not hold"
                 for name, code in self.state.own_worker_batch_fields.computed
             ]
+            method = self.state.window_facts.forward_method
+            if method is not None:
+                self._module_hazards.append(
+                    f"the tree defines {method}, which 0.5.13's `init_new` calls on the batch's parts at every "
+                    f"forward, where the old forward called other methods"
+                )
             changed = changes_request_fields(self.module)
             if changed is not None:
                 self._module_hazards.append(f"in this module {changed}{_REQUESTS_READ}")
