@@ -56,7 +56,9 @@ FORWARD_READS = frozenset(
     }
 )
 _NAMES = b"|".join(sorted(name.encode() for name in FORWARD_READS))
-_PATCH = re.compile(rb"\.init_new\s*=(?!=)|[\"'][\w.]*\binit_new[\"']")
+# `x.init_new = f`, a string naming `init_new` as a dotted name's last part, or any `setattr` on the
+# forward-batch class (its name may be computed: `setattr(ForwardBatch, "_".join(...), f)`).
+_PATCH = re.compile(rb"\.init_new\s*=(?!=)|[\"'][\w.]*\binit_new[\"']|\bsetattr\(\s*(?:[\w.]+\.)?ForwardBatch\b")
 _CODE_ON_READ = re.compile(
     rb"@[ \t]*(?:[\w.]+\.)?(?:property|cached_property|setter|getter|deleter)\b[^\n]*\n"
     rb"(?:[ \t]*@[^\n]*\n)*[ \t]*(?:async[ \t]+)?def[ \t]+(?P<decorated>" + _NAMES + rb")\b"
@@ -162,7 +164,7 @@ class WindowFactsScan:
         self._method: str | None = None
 
     def feed(self, path: str, data: bytes) -> None:
-        if self._patched is None and b"init_new" in data:
+        if self._patched is None and (b"init_new" in data or b"ForwardBatch" in data):
             found = _PATCH.search(data)
             if found is not None:
                 self._patched = f"{path}:{_line(data, found.start())}"
