@@ -160,7 +160,6 @@ class WindowFactsScan:
         self._assigned: set[bytes] = set()
         self._properties: set[bytes] = set()
         self._accessors: set[bytes] = set()  # properties that only return an attribute of `self`
-        self._getattribute = False
         self._method: str | None = None
 
     def feed(self, path: str, data: bytes) -> None:
@@ -168,7 +167,7 @@ class WindowFactsScan:
             found = _PATCH.search(data)
             if found is not None:
                 self._patched = f"{path}:{_line(data, found.start())}"
-        if (self._code is None or self._method is None) and (b"def" in data or b"property" in data):
+        if (self._code is None or self._method is None) and (b"def" in data or b"property" in data or b".__" in data):
             hits = list(_CODE_ON_READ.finditer(data))
             if any(word in data for word in _NAMES_THE_BATCH):
                 hits += _HOOK_DEFINED.finditer(data)
@@ -195,12 +194,10 @@ class WindowFactsScan:
                     self._accessors.add(match.group("decorated"))
                 else:
                     self._properties.add(match.group("decorated"))
-        self._getattribute = self._getattribute or b".__getattribute__ =" in data
-        if b"def __getattribute__" in data and any(word in data for word in _NAMES_THE_BATCH):
-            self._getattribute = True
 
     def facts(self) -> WindowFacts:
-        plain = set() if self._getattribute else (self._handed & (self._assigned | self._accessors)) - self._properties
+        # A `__getattribute__` that could reach `self` breaks every window already (`code_on_read`).
+        plain = (self._handed & (self._assigned | self._accessors)) - self._properties
         return WindowFacts(self._patched, self._code, self._method, frozenset(name.decode() for name in plain))
 
 

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
+import libcst.matchers as m
 from libcst.metadata import Assignment, BaseAssignment, ImportAssignment, Scope
 
 from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_OBJECT_FIELDS
@@ -178,7 +179,7 @@ class _Reflection(_Scan):
         # `try: x.extend_lens / except AttributeError`: the old object raised, the snapshot answers.
         if not any(_catches_attribute_error(handler) for handler in node.handlers):
             return
-        for read in _attribute_reads(node.body):
+        for read in (cst.ensure_type(n, cst.Attribute) for n in m.findall(node.body, m.Attribute())):
             if _names(read.value, self.subjects) and read.attr.value not in OLD_OBJECT_FIELDS:
                 self.hit(
                     f"`{cst.ensure_type(read.value, cst.Name).value}.{read.attr.value}` under `except AttributeError`"
@@ -239,30 +240,8 @@ def _names_old_field(arguments: Sequence[cst.Arg]) -> bool:
 def _catches_attribute_error(handler: cst.ExceptHandler) -> bool:
     if handler.type is None:
         return True
-    names = {n.value for n in _all_names(handler.type)}
+    names = {cst.ensure_type(n, cst.Name).value for n in m.findall(handler.type, m.Name())}
     return bool(names & {"AttributeError", "Exception", "BaseException"})
-
-
-def _all_names(root: cst.CSTNode) -> list[cst.Name]:
-    found: list[cst.Name] = []
-
-    class _Finder(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            found.append(node)
-
-    root.visit(_Finder())
-    return found
-
-
-def _attribute_reads(root: cst.CSTNode) -> list[cst.Attribute]:
-    found: list[cst.Attribute] = []
-
-    class _Finder(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> None:
-            found.append(node)
-
-    root.visit(_Finder())
-    return found
 
 
 class _SignatureReflection(_Scan):
@@ -363,16 +342,8 @@ def _block_of(function: cst.FunctionDef, statement: cst.CSTNode) -> Sequence[cst
 
 def _plain_assignments(root: cst.CSTNode, name: str) -> list[cst.Assign]:
     """The `name = value` statements under `root` (one target, a plain name)."""
-    found: list[cst.Assign] = []
-
-    class _Finder(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
-            if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-                if node.targets[0].target.value == name:
-                    found.append(node)
-
-    root.visit(_Finder())
-    return found
+    found = m.findall(root, m.Assign(targets=[m.AssignTarget(m.Name(name))]))
+    return [cst.ensure_type(node, cst.Assign) for node in found]
 
 
 def _node_ids(root: cst.CSTNode) -> set[int]:
