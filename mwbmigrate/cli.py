@@ -12,6 +12,7 @@ import codecs
 import enum
 import os
 import sys
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, List, Mapping, Optional, Sequence
@@ -43,6 +44,7 @@ from mwbmigrate.config import (
 )
 from mwbmigrate.engine.apply import dirty_files, write_result
 from mwbmigrate.engine.cache import ResultCache
+from mwbmigrate.engine.contract_scope import ContractBreak, ContractScope
 from mwbmigrate.engine.dependency import edited_file, plan_runtime_dependency, write_runtime_dependency
 from mwbmigrate.engine.discovery import (
     Discovery,
@@ -235,6 +237,30 @@ class _ContractState:
     """What the contract step says of its run, for the report (the engine gets only the breaks)."""
 
     note: str = ""
+    release: str = ""  # the release it ran against, once it ran
+    files: int = 0  # how many files it checked
+
+    def describe(self, owed: int, elsewhere: dict[str, int]) -> str:
+        """The report's contract line, once the engine has split the breaks (engine/contract_scope.py)."""
+        if not self.release:
+            return self.note
+        scope = ContractScope(elsewhere=Counter(elsewhere))
+        text = (
+            f"checked against SGLang {self.release} ({_count(self.files, 'file')} outside SGLang's own modules): "
+            f"{_count(owed, 'break')} this migration owes, each marked MWB185 unless a rule marked its statement"
+        )
+        others = sum(elsewhere.values())
+        if others:
+            text += (
+                f"; {_count(others, 'more statement')} that this migration does not change use APIs "
+                f"{self.release} changed ({scope.describe_elsewhere()}), not marked: "
+                f"`mwbmigrate verify --against {self.release}` lists them"
+            )
+        return text
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _contract_check(release_name: str, root: Path, state: _ContractState, console: Console) -> ContractCheck:
@@ -242,7 +268,7 @@ def _contract_check(release_name: str, root: Path, state: _ContractState, consol
     from mwbmigrate.verify.against import breaks_by_file, check_rewritten
     from mwbmigrate.verify.release import ReleaseUnavailable, locate_release
 
-    def check(texts: Mapping[Path, bytes], checked: frozenset[Path]) -> Mapping[Path, Sequence[tuple[int, str]]]:
+    def check(texts: Mapping[Path, bytes], checked: frozenset[Path]) -> Mapping[Path, Sequence[ContractBreak]]:
         if not checked:
             state.note = "no file outside SGLang's own modules to check against the target's contract"
             return {}
@@ -252,14 +278,8 @@ def _contract_check(release_name: str, root: Path, state: _ContractState, consol
             state.note = f"not run ({error}); run `mwbmigrate verify --against {release_name}` once it can be fetched"
             console.print(f"[yellow]warning[/yellow] contract check {escape(state.note)}", markup=True, highlight=False)
             return {}
-        mismatches = check_rewritten(root, release, texts, checked)
-        state.note = (
-            f"checked against SGLang {release.label} (read from {release.root}): "
-            f"{len(mismatches)} break{'' if len(mismatches) == 1 else 's'} in {len(checked)} file"
-            f"{'' if len(checked) == 1 else 's'} outside SGLang's own modules, each marked MWB185 unless a rule "
-            "marked its statement"
-        )
-        return breaks_by_file(mismatches)
+        state.release, state.files = release.label, len(checked)
+        return breaks_by_file(check_rewritten(root, release, texts, checked))
 
     return check
 
@@ -473,8 +493,8 @@ def rewrite(
     finally:
         for bar in bars:
             bar.stop()
-    if contract_state.note:
-        summary.contract_note = contract_state.note
+    if contract_state.note or contract_state.release:
+        summary.contract_note = contract_state.describe(summary.contract_breaks or 0, summary.contract_elsewhere)
     # Rewritten files that now import mwbmigrate.runtime: the tree's packaging must name it.
     tree_root = display_root([Path(stdin_filename)] if stdin_data is not None else paths)
     summary.runtime_dependency = plan_runtime_dependency(summary.results, tree_root)

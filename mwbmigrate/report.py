@@ -235,7 +235,11 @@ def render_json(summary: RunSummary, *, mode: str, skipped_folders: Sequence[Ski
             "notes": list(summary.runtime_notes),
         },
         # --target-version's last step: the breaks the target's contract still found (None: not run).
-        "contract": {"breaks": summary.contract_breaks, "note": summary.contract_note},
+        "contract": {
+            "breaks": summary.contract_breaks,
+            "not_owed": summary.contract_elsewhere,
+            "note": summary.contract_note,
+        },
         # None unless rewritten files now import mwbmigrate.runtime: where the tree declares it.
         "runtime_dependency": _dependency_json(summary.runtime_dependency, wrote=mode == "write"),
     }

@@ -111,10 +111,13 @@ class RunSummary:
     runtime: str = "import"  # how rewritten files reach the runtime helpers: "import" or "vendor"
     vendored: list[VendoredFile] = field(default_factory=list)  # the private copy, when vendoring
     runtime_notes: list[str] = field(default_factory=list)  # files that could not use a vendored copy
-    # --target-version's contract check: breaks it found in the parsed files (None: it did not run),
+    # --target-version's contract check: breaks the run owes (None: it did not run),
     # and one line saying against what it ran, or why it did not.
     contract_breaks: int | None = None
     contract_note: str = ""
+    # The breaks the run does not owe (on statements it did not change, in code that does not use the
+    # migrated API), by cause ("import", "call", ...): left to `verify --against`, never marked.
+    contract_elsewhere: dict[str, int] = field(default_factory=dict)
     # Where the tree declares the runtime its rewritten files now import (None: no file imports it).
     runtime_dependency: RuntimeDependency | None = None
 

@@ -494,10 +494,13 @@ def plan_block(
     assert_names: Callable[[cst.CSTNode], "set[str] | None"],
     single_consumer: Callable[[cst.CSTNode], bool],
     deleted: frozenset[int] = frozenset(),
+    kept: frozenset[str] = frozenset(),
 ) -> BlockPlan:
     """Plan one block. `single_consumer(statement)`: exactly one consuming call follows it in the
     function (otherwise the write is MWB103's, and stays). Asserts are planned first: one that
-    moves past the consuming call no longer sits between a write and that call."""
+    moves past the consuming call no longer sits between a write and that call. `kept`: names of
+    snapshots kept in code, the old object, which keeps an override through every forward: a
+    forward-batch write never moves onto one (it stays on the forward batch, valid at every target)."""
     asserts: dict[int, AssertMove | Refused] = {}
     for index, statement in enumerate(block):
         names = assert_names(statement)
@@ -508,7 +511,7 @@ def plan_block(
     forwards = {}
     for index in range(len(block)):
         batch = plan_forward_batch_write_move(block, index)
-        if batch is not None:
+        if batch is not None and batch not in kept:
             forwards[index] = batch
     writes: dict[int, int | Refused] = {}
     for index, statement in enumerate(block):

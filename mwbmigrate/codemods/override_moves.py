@@ -208,7 +208,9 @@ class MoveOverridesToTheirForward(MigrationCodemod):
             return {receiver.value} if receiver is not None and receiver.value not in kept else None
 
         for block in blocks:
-            rewrite = _Rewrite.of(plan_block(block.body, write_site, assert_names, single_consumer))
+            rewrite = _Rewrite.of(
+                plan_block(block.body, write_site, assert_names, single_consumer, kept=frozenset(kept))
+            )
             if rewrite is not None:
                 self._rewrites[id(block)] = rewrite
 

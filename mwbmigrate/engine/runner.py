@@ -27,6 +27,7 @@ from mwbmigrate.analysis.target_versions import RENAMED_KEYWORD_METHODS
 from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFactsScan, own_worker_batch_fields
 from mwbmigrate.codemods import CODEMODS, CONTRACT_PASS_CODEMODS, SECOND_PASS_CODEMODS
 from mwbmigrate.engine.cache import ResultCache
+from mwbmigrate.engine.contract_scope import ContractBreak, ContractScope, owed_breaks
 from mwbmigrate.engine.discovery import DiscoveredFile, Discovery, discover
 from mwbmigrate.engine.formatting import Formatter, format_result
 from mwbmigrate.engine.pause import pause_point
@@ -44,9 +45,9 @@ PARALLEL_THRESHOLD = 8
 Progress = Callable[[int], None]
 # `rewrite --target-version`'s last step, given by the caller (the CLI builds it from `verify`):
 # the final text of every file the run parsed (resolved path -> bytes) and the files to check in,
-# and for each file the lines where the target release's contract still finds a break, with its
-# message, out.
-ContractCheck = Callable[[Mapping[Path, bytes], frozenset[Path]], Mapping[Path, Sequence[tuple[int, str]]]]
+# and for each file the breaks the target release's contract still finds out (of which the run marks
+# those it owes: engine/contract_scope.py).
+ContractCheck = Callable[[Mapping[Path, bytes], frozenset[Path]], Mapping[Path, Sequence[ContractBreak]]]
 _Item = TypeVar("_Item")
 _PassOne = tuple[DiscoveredFile, TransformOptions]
 _PassTwo = tuple[FileResult, TransformOptions, "bytes | None"]
@@ -323,9 +324,10 @@ def _contract_pass(
     check: ContractCheck,
     options_of: Callable[[FileResult], TransformOptions],
     jobs: int,
-) -> int:
-    """Mark the statements where the target's contract still finds a break (contract-breaks);
-    `results` updated in place. Returns how many breaks the check found.
+) -> ContractScope:
+    """Mark the statements where the target's contract still finds a break that this run owes
+    (engine/contract_scope.py; codemods/contract_breaks.py); `results` updated in place. Returns
+    how many it owes, and the others by cause.
 
     Checked: every file of the run outside SGLang's own modules (a rebase onto the target replaces
     those; their text still serves to resolve what the fork imports), the parsed ones as the run
@@ -344,18 +346,24 @@ def _contract_pass(
                 texts[path] = final
         if not ModuleLocation(Path(result.path).as_posix(), options_of(result).extra_modules).inside_sglang:
             checked.add(path)
-    breaks = check(texts, frozenset(checked))
+    scope = ContractScope()
     work: list[tuple[int, _PassTwo, int]] = []
-    for path, lines in breaks.items():
-        found = indexes.get(path)
-        if found is None or not lines:
+    for path, found in check(texts, frozenset(checked)).items():
+        place = indexes.get(path)
+        if place is None:
+            owed_breaks(None, None, found, scope)
             continue
-        result = results[found]
-        options = replace(options_of(result), contract_breaks=tuple(sorted(set(lines))), elide=False)
-        work.append((found, (result, options, first.data.get(found)), len(texts.get(path, b""))))
-    for index, marked in _map(_contract_one, work, jobs, None).items():
-        results[index] = marked
-    return sum(len(lines) for lines in breaks.values())
+        result = results[place]
+        changed = result.status is FileStatus.CHANGED
+        owed = owed_breaks(result.original if changed else None, result.rewritten if changed else None, found, scope)
+        if not owed:
+            continue
+        lines = tuple(sorted({(b.line, b.message) for b in owed}))
+        options = replace(options_of(result), contract_breaks=lines, elide=False)
+        work.append((place, (result, options, first.data.get(place)), len(texts.get(path, b""))))
+    for place, marked in _map(_contract_one, work, jobs, None).items():
+        results[place] = marked
+    return scope
 
 
 def _contract_one(item: _PassTwo) -> FileResult:
@@ -461,9 +469,11 @@ def run_rewrite(
             cache,
         )
     if contract is not None:
-        summary.contract_breaks = _contract_pass(
+        scope = _contract_pass(
             first, results, contract, lambda r: file_options(options, Path(r.path), r.display_path), jobs
         )
+        summary.contract_breaks = scope.owed
+        summary.contract_elsewhere = dict(sorted(scope.elsewhere.items()))
     if formatter is not None:
         results = [format_result(result, formatter) for result in results]
     results = [

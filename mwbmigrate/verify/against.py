@@ -70,6 +70,9 @@ SCHEDULE_BATCH = ("sglang.srt.managers.schedule_batch", "ScheduleBatch")
 FORWARD_BATCH = ("sglang.srt.model_executor.forward_batch_info", "ForwardBatch")
 TP_MODEL_WORKER = ("sglang.srt.managers.tp_worker", "TpModelWorker")
 BASE_SPEC_WORKER = "BaseSpecWorker"
+# The modules of the API this migration moves: what an import from them names is the migration's.
+_MIGRATED_MODULES = frozenset({SCHEDULE_BATCH[0], FORWARD_BATCH[0], TP_MODEL_WORKER[0]})
+_SPECULATIVE = "sglang.srt.speculative."
 _TARGET_RECEIVERS = frozenset({"target_worker", "_target_worker", "tp_worker"})
 # What can reach SGLang: a module naming it or importing relatively; a worker shaped like
 # TpModelWorker may name nothing but its methods.
@@ -93,6 +96,11 @@ class Mismatch:
     module: str = ""
     function: str = ""
     reason: str = ""
+    # On the API this migration moves (the batch, the forward batch, a worker, and their
+    # signatures): `rewrite`'s contract step owes it wherever it stands in a file the rewrite changes.
+    # Every other break is owed only on a statement the rewrite changed (engine/contract_scope.py).
+    migrated_api: bool = field(default=False, compare=False)
+    attribute: str = field(default="", compare=False)  # an attribute mismatch's attribute
 
     def render(self) -> str:
         also = f" (and {self.more} more)" if self.more else ""
@@ -299,6 +307,12 @@ class ReleaseModel:
 
     def is_worker(self, cls: Optional[ClassRef]) -> bool:
         return cls is not None and (cls in self.target_family or cls in self.spec_family)
+
+    def migrated_api(self, cls: Optional[ClassRef]) -> bool:
+        """A method of the batch, the forward batch or a worker (their bases included)."""
+        if cls is None:
+            return False
+        return cls in (self.schedule_batch, self.forward_batch) or self.is_worker(cls) or cls in self.worker_ancestors
 
     def _contract_calls(self) -> None:
         for module in self.codebase.scan(b"_worker"):
@@ -551,6 +565,7 @@ class _Check:
                     module.name,
                     method.qualname,
                     _reason(failure, call.site.text),
+                    migrated_api=True,
                 )
             )
 
@@ -602,6 +617,7 @@ class _Check:
                     module.name,
                     method.qualname,
                     _reason(failure, call.site.text) + " (every speculative worker)",
+                    migrated_api=True,
                 )
             )
 
@@ -641,6 +657,7 @@ class _Check:
             module=module.name,
             function=key[0],
             reason=f"{label}: " + ", ".join(_reason(failure) for failure in found),
+            migrated_api=self.model.migrated_api(function.owner),
         )
         if key in self._released(module).calls:
             self.latent.append(mismatch)
@@ -762,6 +779,8 @@ class _Check:
                             module=module.name,
                             function=function.qualname,
                             reason=f"{verb} {batches[cls]}.{use.attr}",
+                            migrated_api=True,
+                            attribute=use.attr,
                         )
                         if (function.qualname, typed.name, use.attr, use.write) in self._released(module).uses:
                             self.latent.append(mismatch)
@@ -796,7 +815,15 @@ class _Check:
                 if message is None:
                     continue
                 mismatch = Mismatch(
-                    "import", self.here(module), binding.line, "", 0, message, module=module.name, reason=message
+                    "import",
+                    self.here(module),
+                    binding.line,
+                    "",
+                    0,
+                    message,
+                    module=module.name,
+                    reason=message,
+                    migrated_api=binding.target in _MIGRATED_MODULES or binding.target.startswith(_SPECULATIVE),
                 )
                 if (binding.target, binding.attr) in own:
                     self.latent.append(mismatch)
@@ -808,12 +835,23 @@ class _Check:
             facts = self.release.module(target)
             if facts is None or facts.star_imports or "__getattr__" in facts.bindings or attr in facts.bindings:
                 return None
+            if self._fork_addition(target, attr):
+                return None
             if self.release.has(f"{target}.{attr}") or f"{target}.{attr}" in self.release.prefixes:
                 return None
             return f"SGLang {self.label}'s `{target}` does not define `{attr}`"
         if self.tree.has(target) or target in self.release.prefixes or target in self.tree.prefixes:
             return None
         return f"SGLang {self.label} has no module `{target}` (imported for `{attr}`)"
+
+    def _fork_addition(self, target: str, attr: str) -> bool:
+        """A name the tree's own copy of an SGLang module binds (a fork's helper, which a rebase onto
+        the release keeps), outside the modules of the API this migration moves, where upstream
+        renamed names the fork's copy still binds (`BaseDraftWorker`)."""
+        if target in _MIGRATED_MODULES or target.startswith(_SPECULATIVE) or self.tree is self.release:
+            return False
+        own = self.tree.module(target) if self.tree.has(target) else None
+        return own is not None and attr in own.bindings
 
     def _worker_override(self, module: ModuleFacts, function: FuncFacts) -> bool:
         """An unannotated `batch` counts in a worker's `forward_batch_*` override only."""
@@ -874,11 +912,11 @@ def check_rewritten(
     return sorted(set(check.mismatches), key=lambda m: (m.path, m.line, m.kind, m.message))
 
 
-def breaks_by_file(mismatches: Iterable[Mismatch]) -> dict[Path, list[tuple[int, str]]]:
-    """`check_rewritten`'s mismatches as `rewrite`'s contract pass takes them: file -> (line, message)."""
-    found: dict[Path, list[tuple[int, str]]] = {}
+def breaks_by_file(mismatches: Iterable[Mismatch]) -> dict[Path, list[Mismatch]]:
+    """`check_rewritten`'s mismatches as `rewrite`'s contract pass takes them, by file."""
+    found: dict[Path, list[Mismatch]] = {}
     for mismatch in mismatches:
-        found.setdefault(Path(mismatch.path), []).append((mismatch.line, mismatch.message))
+        found.setdefault(Path(mismatch.path), []).append(mismatch)
     return found
 
 

@@ -17,10 +17,12 @@ SGLang's, not the fork's. Two ways to leave those out:
 * **changed since** (`--changed-since REV`): only the files `git diff REV` (REV against the working
   tree) changes, and files git does not track yet; with `--touched-statements`, only the mismatches
   whose statement the diff touches: a changed line falls within the statement (for a `def`, `class`
-  or other compound statement, its header), or within the comment lines right above it, where a
-  review marker too long for its line stands; for an attribute of a batch value, a changed line in
-  the header of its function counts too (a migration retypes `batch: ModelWorkerBatch` there and
-  leaves the uses as they are).
+  or other compound statement, its header), or within the comment lines right above it; for an
+  attribute of a batch value, a changed line in the header of its function counts too (a migration
+  retypes `batch: ModelWorkerBatch` there and leaves the uses as they are). A review marker is the
+  migration's report, not a change: an added `# mwbmigrate: MWB...` comment line (with the indented
+  comment lines that continue it), or a marker added at the end of an otherwise unchanged line,
+  touches nothing.
 """
 
 from __future__ import annotations
@@ -243,21 +245,41 @@ def changed_scope(tree: Path, revision: str, touched_statements: bool) -> Change
         failure="`git diff` failed",
     )
     current: Optional[_FileChanges] = None
+    hunk_start = 0
+    removed: list[str] = []
+    added: list[str] = []
+
+    def close_hunk() -> None:
+        if current is None:
+            return
+        markers, restored = _marker_lines(added, removed)
+        for offset, _ in enumerate(added):
+            if offset not in markers:
+                current.lines.add(hunk_start + offset)
+        if len(removed) > restored and len(markers) == len(added):
+            current.deletions.add(hunk_start - 1)  # only lines removed, after the line above the hunk
+        removed.clear()
+        added.clear()
+
     for line in diff.splitlines():
         if line.startswith("+++ "):
+            close_hunk()
             name = _unquote(line[4:])
             current = None
             if name.startswith("b/"):
                 current = scope.files.setdefault((repository / name[2:]).resolve(), _FileChanges())
-        elif line.startswith("@@") and current is not None:
+        elif line.startswith("@@"):
+            close_hunk()
             hunk = _HUNK.match(line)
-            if hunk is None:
+            if hunk is None or current is None:
                 continue
             start, count = int(hunk.group(1)), int(hunk.group(2) if hunk.group(2) is not None else 1)
-            if count == 0:
-                current.deletions.add(start)
-            else:
-                current.lines.update(range(start, start + count))
+            hunk_start = start if count else start + 1  # git numbers a removal by the line above it
+        elif line.startswith("-") and not line.startswith("--- "):
+            removed.append(line[1:])
+        elif line.startswith("+"):
+            added.append(line[1:])
+    close_hunk()
     untracked = _git(
         repository,
         "ls-files",
@@ -270,6 +292,33 @@ def changed_scope(tree: Path, revision: str, touched_statements: bool) -> Change
     for name in filter(None, untracked.split("\0")):
         scope.files[(repository / name).resolve()] = _FileChanges(whole=True)
     return scope
+
+
+_MARKER = "# mwbmigrate: MWB"
+
+
+def _marker_lines(added: list[str], removed: list[str]) -> tuple[set[int], int]:
+    """The added lines (by offset) that only carry review markers: a marker comment line and the
+    indented comment lines that continue it, or a line whose only change is a marker at its end; and
+    how many removed lines those last ones restore. A marker is the migration's report, not a change
+    of the statement it stands on."""
+    found: set[int] = set()
+    before = Counter(text.rstrip() for text in removed)
+    restored = 0
+    in_marker = False
+    for offset, text in enumerate(added):
+        stripped = text.strip()
+        if stripped.startswith(_MARKER) or (in_marker and stripped.startswith("#   ")):
+            found.add(offset)
+            in_marker = True
+            continue
+        in_marker = False
+        at = text.find(_MARKER)
+        if at > 0 and before[text[:at].rstrip()] > 0:
+            before[text[:at].rstrip()] -= 1
+            restored += 1
+            found.add(offset)
+    return found, restored
 
 
 def _git(folder: Path, *arguments: str, failure: str) -> str:
