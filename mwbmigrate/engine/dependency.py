@@ -5,9 +5,13 @@ the tree import `mwbmigrate.runtime`, which the distribution `mwbmigrate-runtime
 module finds where the tree declares its dependencies and computes the edit that adds it, as a
 reported change of one file: in the `--dry-run` patch, counted by `--check`, written in place.
 
-Where: the nearest folder, from the folder holding every importing file up to the tree's root (its
-git work tree, else the PATH given), that has a `pyproject.toml`, a `setup.py`, a `setup.cfg` or a
-`requirements*.txt` (SGLang keeps its `pyproject.toml` in `python/`, below the repository's root).
+Where: the package that imports it. For each importing file that is not a test or a script, the
+nearest folder above it, up to the tree's root (its git work tree, else the PATH given), that has a
+`pyproject.toml`, a `setup.py`, a `setup.cfg` or a `requirements*.txt` (SGLang keeps its
+`pyproject.toml` in `python/`, below the repository's root). Tests and scripts (a `tests`, `scripts`,
+`benchmarks` or `examples` folder, a `test_*.py` or `conftest.py`) never decide it: a test that
+imports the runtime runs where the package is installed. Only where nothing else imports it do they.
+Importers in two packages: the run names each file to edit, and edits none.
 
 What it edits, as text and minimally: a literal `[project].dependencies` array of `pyproject.toml`
 gets one element, in the layout of the ones before it (its line, indent, quotes and trailing comma),
@@ -20,7 +24,6 @@ says which file to edit. Nothing is edited when the requirement is already decla
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from dataclasses import dataclass, replace
@@ -346,6 +349,22 @@ def _display(path: Path, root: Path) -> str:
     return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
 
 
+# Folders and files of tests and scripts: they run where the package is installed, and never decide
+# where it declares what it needs.
+_NOT_THE_PACKAGE = frozenset({"test", "tests", "testing", "scripts", "benchmark", "benchmarks", "examples", "docs"})
+
+
+def _test_or_script(display_path: str) -> bool:
+    parts = Path(display_path).parts
+    name = parts[-1] if parts else ""
+    return (
+        bool(_NOT_THE_PACKAGE & set(parts[:-1]))
+        or name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+    )
+
+
 def plan_runtime_dependency(results: Iterable[FileResult], root: Path) -> RuntimeDependency | None:
     """Where and how the tree under `root` declares the runtime, None when no file needs it."""
     importers = runtime_importers(results)
@@ -353,8 +372,15 @@ def plan_runtime_dependency(results: Iterable[FileResult], root: Path) -> Runtim
         return None
     requirement = runtime_requirement()
     names = tuple(result.display_path for result in importers)
-    start = Path(os.path.commonpath([str(Path(result.path).parent) for result in importers]))
-    folder = project_folder(start, root)
+    deciding = [result for result in importers if not _test_or_script(result.display_path)] or importers
+    folders = {project_folder(Path(result.path).parent, root) for result in deciding}
+    if None in folders and len(folders) > 1:
+        folders.discard(None)  # a script outside every package, beside a package that imports it
+    if len(folders) > 1:
+        found = sorted(_display(f, root) or "." for f in folders if f is not None)
+        advice = f"files in {len(found)} packages import it ({', '.join(found)}); declare {requirement} in each"
+        return RuntimeDependency(requirement, names, "manual", advice=advice)
+    folder = folders.pop()
     if folder is None:
         advice = f"no {PYPROJECT}, setup.py or requirements*.txt found; declare {requirement} where the tree's dependencies are"
         return RuntimeDependency(requirement, names, "manual", advice=advice)

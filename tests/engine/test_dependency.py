@@ -154,6 +154,45 @@ def test_the_nearest_declaration_below_the_root_is_edited_and_written(tmp_path: 
     assert pyproject.read_text() == HEAD + 'dependencies = ["torch", "mwbmigrate-runtime>=0.1.0"]\n'
 
 
+def test_the_package_that_imports_it_decides_never_a_test(tmp_path: Path) -> None:
+    # A fork: its package's pyproject.toml in python/, a requirements file for one backend at the
+    # root, and a test at the root that imports the runtime too. The common folder of all three
+    # importers is the root; the package's own file is the one edited.
+    (tmp_path / "python").mkdir()
+    pyproject = tmp_path / "python" / "pyproject.toml"
+    pyproject.write_text(HEAD + 'dependencies = ["torch"]\n')
+    (tmp_path / "requirements_hcu.txt").write_text("torch\n")
+    results = [
+        _importer(tmp_path, "python/sglang/srt/a.py"),
+        _importer(tmp_path, "test/srt/test_worker.py"),
+        _importer(tmp_path, "scripts/replay.py"),
+    ]
+    dependency = plan_runtime_dependency(results, tmp_path)
+    assert dependency is not None
+    assert (dependency.status, dependency.display_path) == ("added", "python/pyproject.toml")
+    assert dependency.importers == ("python/sglang/srt/a.py", "test/srt/test_worker.py", "scripts/replay.py")
+
+
+def test_tests_decide_only_where_nothing_else_imports_it(tmp_path: Path) -> None:
+    (tmp_path / "requirements-test.txt").write_text("pytest\n")
+    (tmp_path / "python").mkdir()
+    (tmp_path / "python" / "pyproject.toml").write_text(HEAD + 'dependencies = ["torch"]\n')
+    dependency = plan_runtime_dependency([_importer(tmp_path, "tests/test_worker.py")], tmp_path)
+    assert dependency is not None
+    assert (dependency.status, dependency.display_path) == ("manual", "requirements-test.txt")
+
+
+def test_importers_in_two_packages_name_both_and_edit_none(tmp_path: Path) -> None:
+    for package in ("server", "plugin"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "pyproject.toml").write_text(HEAD + 'dependencies = ["torch"]\n')
+    results = [_importer(tmp_path, "server/pkg/a.py"), _importer(tmp_path, "plugin/pkg/b.py")]
+    dependency = plan_runtime_dependency(results, tmp_path)
+    assert dependency is not None
+    assert (dependency.status, dependency.path) == ("manual", None)
+    assert dependency.advice == "files in 2 packages import it (plugin, server); declare mwbmigrate-runtime>=0.1.0 in each"
+
+
 def test_a_declaration_changed_during_the_run_is_not_written(tmp_path: Path) -> None:
     (tmp_path / "requirements.txt").write_text("torch\n")
     dependency = plan_runtime_dependency([_importer(tmp_path, "pkg/mod.py")], tmp_path)
