@@ -26,12 +26,14 @@ import ast
 import difflib
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Iterable, Protocol, Sequence
 
 from mwbmigrate.analysis.release_table import FIRST_RELEASE_ATTRIBUTES, REMOVED_ATTRIBUTES
 from mwbmigrate.runtime.snapshot import CONSUMER_READS, OLD_FIELDS
 
-__all__ = ["ContractBreak", "ContractScope", "owed_breaks"]
+__all__ = ["ContractBreak", "ContractScope", "in_sglang_package", "owed_breaks"]
 
 # Every batch attribute some release had: 0.5.12.post1's `ModelWorkerBatch` (whose fields moved),
 # what its consumers read, and every `ScheduleBatch` / `ForwardBatch` attribute from 0.5.13 on.
@@ -141,3 +143,24 @@ def _statement_spans(text: str) -> Sequence[tuple[int, int]]:
             last = max(node.lineno, body[0].lineno - 1)
         spans.append((first, last))
     return spans
+
+
+def in_sglang_package(path: Path) -> bool:
+    """Whether the file is one of SGLang's own modules, known by what its package is, not by a
+    folder's name: under a folder named `sglang` that is a top-level package (no `__init__.py`
+    beside it) holding SGLang's server (`srt/`). A third-party package's `collector/sglang/` is
+    the third party's code, and the contract step checks it. A path not on disk (stdin) is judged
+    by its folders' names alone."""
+    folders = path.parent.parts
+    for index in range(len(folders) - 1, -1, -1):
+        if folders[index] == "sglang" and _is_sglang_package(Path(*folders[: index + 1])):
+            return True
+    return False
+
+
+@lru_cache(maxsize=256)
+def _is_sglang_package(folder: Path) -> bool:
+    if not folder.is_dir():
+        return True  # not on disk: the folder's name is all there is
+    top_level = not (folder.parent / "__init__.py").is_file()
+    return top_level and (folder / "srt").is_dir()

@@ -27,7 +27,7 @@ from mwbmigrate.analysis.target_versions import RENAMED_KEYWORD_METHODS
 from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFactsScan, own_worker_batch_fields
 from mwbmigrate.codemods import CODEMODS, CONTRACT_PASS_CODEMODS, SECOND_PASS_CODEMODS
 from mwbmigrate.engine.cache import ResultCache
-from mwbmigrate.engine.contract_scope import ContractBreak, ContractScope, owed_breaks
+from mwbmigrate.engine.contract_scope import ContractBreak, ContractScope, in_sglang_package, owed_breaks
 from mwbmigrate.engine.discovery import DiscoveredFile, Discovery, discover
 from mwbmigrate.engine.formatting import Formatter, format_result
 from mwbmigrate.engine.pause import pause_point
@@ -344,7 +344,7 @@ def _contract_pass(
             final = _final_bytes(result, first.data.get(index))
             if final is not None:
                 texts[path] = final
-        if not ModuleLocation(Path(result.path).as_posix(), options_of(result).extra_modules).inside_sglang:
+        if not in_sglang_package(Path(result.path)):
             checked.add(path)
     scope = ContractScope()
     work: list[tuple[int, _PassTwo, int]] = []

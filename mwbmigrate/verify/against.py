@@ -290,13 +290,13 @@ class ReleaseModel:
 
     def _families(self) -> None:
         created: set[ClassRef] = set()
-        modules = list(self.codebase.scan(b"Worker"))
-        for module in modules:
+        # Two passes, each module read as it comes: a release's facts are not all held at once.
+        for module in self.codebase.scan(b"Worker"):
             for module_name, name in module.created_workers:
                 ref = self.resolver.resolve_in(module_name, name)
                 if isinstance(ref, ClassRef):
                     created.add(ref)
-        for cls in self.classes(modules):
+        for cls in self.classes(self.codebase.scan(b"Worker")):
             ancestors = self.resolver.ancestry(cls).classes
             if self.tp_model_worker is not None and self.tp_model_worker in ancestors:
                 self.target_family.add(cls)
@@ -395,6 +395,8 @@ def release_model(codebase: Codebase) -> ReleaseModel:
     model = _MODELS.get(key)
     if model is None:
         model = _MODELS[key] = ReleaseModel(codebase)
+        # Building it read most of the release; the check resolves a few modules of it again.
+        codebase.forget_kept_facts()
     return model
 
 

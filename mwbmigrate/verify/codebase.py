@@ -60,6 +60,9 @@ class Codebase:
         self.files: dict[str, Path] = {}
         self.packages: set[str] = set()
         self._facts: dict[str, ModuleFacts] = {}
+        # Facts an earlier run kept, each module's still pickled (what the texts it mentions, its
+        # pickle): unpickled when first asked for, so a run holds only the modules it reads.
+        self._kept: dict[str, tuple[frozenset[bytes], bytes]] = {}
         self._saved = 0
         stamps: list[tuple[str, int, int]] = []
         # A file only the overlay has (a module read on stdin, named where it would live) is part of the tree too.
@@ -111,7 +114,7 @@ class Codebase:
     @property
     def extracted(self) -> int:
         """How many modules' facts are known."""
-        return len(self._facts)
+        return len(self._facts.keys() | self._kept.keys())
 
     def has(self, name: str) -> bool:
         return name in self.files
@@ -133,6 +136,8 @@ class Codebase:
                 return None
             name = found
         facts = self._facts.get(name)
+        if facts is None and name in self._kept:
+            facts = self._unpickled(name)
         if facts is None:
             facts = extract(self.source(name), name, self.display(name), name in self.packages)
             if facts.error is not None:
@@ -156,43 +161,63 @@ class Codebase:
     # -- the facts of a release, kept between runs ----------------------------------------------
     def load_facts(self, path: Path) -> None:
         """Take the facts an earlier run saved, when they are of these very files and this very
-        analyser; anything else (missing, corrupt, stale) is ignored."""
+        analyser; anything else (missing, corrupt, stale) is ignored. Each module's facts stay
+        pickled until asked for."""
         self._saved = 0
         try:
             with open(path, "rb") as handle:
-                enabled = gc.isenabled()
-                gc.disable()
-                try:
-                    saved = pickle.load(handle)
-                finally:
-                    if enabled:
-                        gc.enable()
+                saved = pickle.load(handle)
         except Exception:
             return
         if not isinstance(saved, dict) or saved.get("key") != self._facts_key():
             return
-        facts = saved.get("facts")
-        if isinstance(facts, dict):
-            for name, module in facts.items():
-                if name in self.files and isinstance(module, ModuleFacts):
-                    self._facts.setdefault(name, module)
-            self._saved = len(self._facts)
+        kept = saved.get("facts")
+        if isinstance(kept, dict):
+            for name, entry in kept.items():
+                if name in self.files:
+                    self._kept[name] = entry
+            self._saved = self.extracted
+
+    def _unpickled(self, name: str, hold: bool = True) -> ModuleFacts:
+        _, data = self._kept[name]
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            facts = pickle.loads(data)
+        finally:
+            if enabled:
+                gc.enable()
+        if not isinstance(facts, ModuleFacts):
+            raise TypeError(f"kept facts of {name} are not a module's")
+        if hold:
+            self._facts[name] = facts
+        return facts
+
+    def forget_kept_facts(self) -> None:
+        """Let go of the unpickled facts of kept modules (read again when asked for): after a pass
+        over most of a release, only what the check then resolves is held."""
+        for name in self._kept.keys() & self._facts.keys():
+            del self._facts[name]
 
     def save_facts(self, path: Path) -> None:
         """Write the facts extracted so far (atomically), when there are new ones."""
-        if len(self._facts) <= getattr(self, "_saved", 0):
+        if self.extracted <= getattr(self, "_saved", 0):
             return
+        kept = dict(self._kept)
+        for name, facts in self._facts.items():
+            if name not in kept:
+                kept[name] = (facts.mentions, pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL))
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
             try:
                 with os.fdopen(handle, "wb") as out:
-                    pickle.dump({"key": self._facts_key(), "facts": self._facts}, out, protocol=pickle.HIGHEST_PROTOCOL)
+                    pickle.dump({"key": self._facts_key(), "facts": kept}, out, protocol=pickle.HIGHEST_PROTOCOL)
                 os.replace(temporary, path)
             finally:
                 if os.path.exists(temporary):
                     os.unlink(temporary)
-            self._saved = len(self._facts)
+            self._saved = self.extracted
         except Exception:
             return
 
@@ -214,6 +239,11 @@ class Codebase:
             assert all(n in NEEDLES for n in needles), needles
             for name in list(self.files):
                 known = self._facts.get(name)
+                if known is None and name in self._kept:
+                    if needles and not self._kept[name][0] & set(needles):
+                        continue
+                    # Not held: a pass over a release reads most of it, and keeps little.
+                    known = self._unpickled(name, hold=False)
                 if known is not None:
                     if not needles or known.mentions & set(needles):
                         yield known

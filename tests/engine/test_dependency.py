@@ -190,7 +190,9 @@ def test_importers_in_two_packages_name_both_and_edit_none(tmp_path: Path) -> No
     dependency = plan_runtime_dependency(results, tmp_path)
     assert dependency is not None
     assert (dependency.status, dependency.path) == ("manual", None)
-    assert dependency.advice == "files in 2 packages import it (plugin, server); declare mwbmigrate-runtime>=0.1.0 in each"
+    assert (
+        dependency.advice == "files in 2 packages import it (plugin, server); declare mwbmigrate-runtime>=0.1.0 in each"
+    )
 
 
 def test_a_declaration_changed_during_the_run_is_not_written(tmp_path: Path) -> None:
