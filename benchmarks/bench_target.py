@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from bench_rewrite import _measure, _mwbmigrate_command  # noqa: E402
+
 from sglang_corpus import OLD_VERSION, sglang_tree  # noqa: E402
 
 
@@ -66,7 +67,7 @@ def main() -> int:
         target = _measure(
             f"--target-version {args.target}", _mwbmigrate_command(root, args.jobs, *target_flags), args.repeat
         )
-    print(f"| case | wall s | cpu s | peak MB | tree MB |\n|---|---|---|---|---|")
+    print("| case | wall s | cpu s | peak MB | tree MB |\n|---|---|---|---|---|")
     for case in (default, target):
         print(f"| {case.case} | {case.wall_s:.1f} | {case.cpu_s:.1f} | {case.peak_mb:.0f} | {case.tree_mb:.0f} |")
     print(
