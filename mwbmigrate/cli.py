@@ -361,7 +361,7 @@ def rewrite(
     format_changed: Optional[FormatChanged] = typer.Option(
         None,
         "--format-changed",
-        help="Format only the statements the rewrite changed: with black, ruff, auto (the formatter the repository configures, else none) or none (default: the configuration's `format-changed`, else none).",
+        help="Format only the statements the rewrite changed: with black, ruff, auto (the formatter the repository configures, and isort where it sorts its imports; else nothing) or none (default: the configuration's `format-changed`, else auto).",
     ),
     markdown_limit: int = typer.Option(
         MARKDOWN_BUDGET,
@@ -418,7 +418,7 @@ def rewrite(
     vendor_runtime = (
         runtime.value if runtime else config.runtime or RuntimeMode.import_.value
     ) == RuntimeMode.vendor.value
-    formatter = _formatter(format_changed.value if format_changed else config.format_changed or "none", config_paths)
+    formatter = _formatter(format_changed.value if format_changed else config.format_changed or "auto", config_paths)
     review_select = frozenset(k for k in select if k.startswith("MWB1")) or None
     options = TransformOptions(
         markers=write_markers,

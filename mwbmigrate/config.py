@@ -9,7 +9,7 @@ ignore = ["docstrings"]
 markers = true       # hazards only; "all": notes too; false: none
 target-version = "0.5.13"   # any release from 0.5.13 to 0.5.23, or "latest" (see README, "Targets")
 runtime = "import"   # or "vendor": copy the runtime helpers into the tree (see README)
-format-changed = "none"   # or "auto", "black", "ruff": format what the rewrite changed (see README)
+format-changed = "auto"   # or "none", "black", "ruff": format what the rewrite changed (see README)
 live-batch = false   # true: read the live batch at every snapshot, marked where unproven (see README)
 clear-emptied-batches = false   # true: filter_batch to empty also clears the request-pool metadata
 """

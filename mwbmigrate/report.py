@@ -149,6 +149,13 @@ def render_summary(
                 markup=True,
                 highlight=False,
             )
+        if result.unformatted:
+            console.print(
+                f"[cyan]not formatted[/cyan] {escape(result.display_path)}: {escape(result.unformatted)}; "
+                "the rewrite stands as written",
+                markup=True,
+                highlight=False,
+            )
     for folder in skipped_folders:
         console.print(
             f"[cyan]skipped[/cyan] {escape(folder.display_path)}: {escape(folder.reason)}",
@@ -195,6 +202,7 @@ def render_json(summary: RunSummary, *, mode: str, skipped_folders: Sequence[Ski
                 "status": r.status.value,
                 "error": r.error,
                 "note": r.note,
+                "unformatted": r.unformatted,
                 "diff": file_diff(r) or None,
                 "codemods": list(r.applied),
                 "review_items": [
@@ -370,6 +378,10 @@ def _markdown_parts(summary: RunSummary, skipped_folders: Sequence[SkippedFolder
     lists = [
         ("### Files not processed", [f"- `{r.display_path}`: {r.error}" for r in summary.failed]),
         ("### Files skipped", [f"- `{r.display_path}`: {r.note}" for r in summary.results if r.note]),
+        (
+            "### Files not formatted (the rewrite stands as written)",
+            [f"- `{r.display_path}`: {r.unformatted}" for r in summary.results if r.unformatted],
+        ),
         ("### Folders skipped", [f"- `{f.display_path}`: {f.reason}" for f in skipped_folders]),
     ]
     return _MarkdownParts(

@@ -50,6 +50,8 @@ class FileResult:
     renamed_signatures: tuple[tuple[str, str, str], ...] = ()  # (function, old parameter, new parameter)
     parsed: bool = False  # the parser ran on it (failures after reading count, before do not)
     note: str | None = None  # why a file was skipped without being read (a symbolic link)
+    # Why the formatter's text was not taken (`--format-changed`): the rewrite stands as written.
+    unformatted: str | None = None
 
     @property
     def changed(self) -> bool:

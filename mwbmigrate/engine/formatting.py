@@ -12,8 +12,10 @@ with a one-line message, raised once when the run starts.
 
 `format_result` applies a formatter to one changed `FileResult` (the runner calls it once per file,
 after both passes, so the diff, `--check`, in-place writes and stdin all see the same text): the
-formatted text is validated again, review items are moved to the lines their markers moved to, and
-a file the formatter fails on is reported as failed and left untouched.
+formatted text is validated again, and review items are moved to the lines their markers moved to.
+A formatter never costs a migration: where it fails, or would change a line the rewrite did not
+change (a file that was not formatted before), the rewrite stands as written, and the report says
+why the file is not formatted (`FileResult.unformatted`).
 """
 
 from __future__ import annotations
@@ -57,19 +59,36 @@ class FormattingFailed(Exception):
 class Formatter:
     """A resolved formatter: which one, and black's settings read from the repository."""
 
-    name: str  # "black" or "ruff"
+    name: str | None  # "black" or "ruff"; None: imports sorted only
     black_settings: tuple[tuple[str, Any], ...] = field(default=())
     ruff_config_dir: str | None = None  # where ruff looks for its configuration
+    # The tree's folder when it sorts its imports with isort (its settings are read from there).
+    isort_root: str | None = None
+
+    def sort_imports(self, original: str, text: str) -> str:
+        """`text` with its imports sorted as the tree sorts them, where `original` was sorted so:
+        isort then changes only what the rewrite left unsorted (an import it added or renamed)."""
+        if self.isort_root is None:
+            return text
+        import isort
+
+        config = isort.Config(settings_path=self.isort_root)
+        try:
+            if not isort.check_code(original, show_diff=False, config=config, disregard_skip=True):
+                return text
+            return isort.code(text, config=config, disregard_skip=True)
+        except Exception as error:  # isort's own errors carry the reason
+            raise FormattingFailed(f"isort could not sort the rewritten imports: {error}") from error
 
     def format(self, original: str, rewritten: str, path: str) -> str:
         ranges = changed_line_ranges(original, rewritten)
-        if not ranges or rewritten == original:
+        if not ranges or rewritten == original or self.name is None:
             return rewritten
         # The formatters see "\n" only (ruff would turn every CRLF of the file into LF, untouched lines
         # included); the file's own newline goes back afterwards. A mix of both cannot be given back.
         crlf = "\r\n" in rewritten
         if crlf and rewritten.count("\n") != rewritten.count("\r\n"):
-            raise FormattingFailed("mixed line endings (CRLF and LF); not formatted")
+            raise FormattingFailed("mixed line endings (CRLF and LF)")
         text = rewritten.replace("\r\n", "\n") if crlf else rewritten
         if self.name == "black":
             formatted = _format_with_black(text, ranges, dict(self.black_settings))
@@ -216,11 +235,30 @@ def configured_formatter(root: Path) -> str | None:
     return None
 
 
+def sorts_imports(root: Path) -> bool:
+    """Whether `root`'s configuration sorts imports with isort: `[tool.isort]`, an `.isort.cfg`, or
+    an isort hook in `.pre-commit-config.yaml`."""
+    if "isort" in _tool_tables(root) or (root / ".isort.cfg").is_file():
+        return True
+    try:
+        hooks = read_regular_file(root / ".pre-commit-config.yaml", follow_symlinks=True).decode("utf-8", "replace")
+    except UnreadableFile:
+        return False
+    return "id: isort" in hooks
+
+
 def resolve_formatter(choice: str, root: Path) -> Formatter | None:
-    """The formatter for a run over `root`, or None. Raises FormatterMissing when it is not installed."""
+    """The formatter for a run over `root`, or None. Raises FormatterMissing when it is not installed.
+    `auto` also sorts imports with isort where the tree does (and isort is installed)."""
     name = configured_formatter(root) if choice == "auto" else (None if choice == "none" else choice)
+    isort_root = str(root) if choice == "auto" and sorts_imports(root) else None
+    if isort_root is not None:
+        try:
+            import isort  # noqa: F401
+        except ImportError:
+            raise FormatterMissing("isort is not installed: pip install 'mwbmigrate[isort]' (or isort)") from None
     if name is None:
-        return None
+        return Formatter(None, isort_root=isort_root) if isort_root is not None else None
     if name == "black":
         try:
             import black  # noqa: F401
@@ -228,9 +266,10 @@ def resolve_formatter(choice: str, root: Path) -> Formatter | None:
             raise FormatterMissing("black is not installed: pip install 'mwbmigrate[black]' (or black)") from None
         settings = _tool_tables(root).get("black", {})
         normalised = {key.replace("-", "_"): value for key, value in settings.items()}
-        return Formatter("black", black_settings=tuple(sorted((k, _hashable(v)) for k, v in normalised.items())))
+        settings_tuple = tuple(sorted((k, _hashable(v)) for k, v in normalised.items()))
+        return Formatter("black", black_settings=settings_tuple, isort_root=isort_root)
     _ruff_executable()
-    return Formatter("ruff", ruff_config_dir=str(root))
+    return Formatter("ruff", ruff_config_dir=str(root), isort_root=isort_root)
 
 
 def _hashable(value: Any) -> Any:
@@ -241,43 +280,60 @@ def _hashable(value: Any) -> Any:
 
 
 def format_result(result: FileResult, formatter: Formatter) -> FileResult:
-    """`result` with its rewritten text formatted: validated again, its review items on their
-    markers' new lines; FAILED, with a one-line reason and no text to write, when that cannot be
-    done. Anything but a changed file is returned as it is. Never raises."""
+    """`result` with its rewritten text formatted (the changed lines) and its imports sorted, each
+    validated again, its review items on their markers' new lines. Where a step cannot be taken, the
+    text stands as the step before left it, and `unformatted` says why. Anything but a changed file
+    is returned as it is. Never raises."""
     if result.status is not FileStatus.CHANGED or result.original is None or result.rewritten is None:
         return result
+    formatted = _formatted(result, formatter)
+    if formatted.unformatted is None and formatter.isort_root is not None:
+        formatted = _sorted(formatted, formatter)
+    if formatted.rewritten == result.original:  # the formatter took the rewrite back: nothing left to write
+        return replace(formatted, status=FileStatus.UNCHANGED, original=None, rewritten=None)
+    return formatted
+
+
+def _formatted(result: FileResult, formatter: Formatter) -> FileResult:
+    assert result.original is not None and result.rewritten is not None
     try:
         formatted = formatter.format(result.original, result.rewritten, result.path)
     except Exception as error:  # FormattingFailed, or a surprise: never lose a file to the formatter
-        return _refused(
+        return _left_unformatted(
             result, str(error) if isinstance(error, FormattingFailed) else f"{formatter.name} failed ({error})"
         )
     if formatted == result.rewritten:
         return result
-    reason = _outside_changes(formatter.name, result.original, result.rewritten, formatted) or _invalid(
-        formatted, result
-    )
+    name = formatter.name or "the formatter"
+    reason = _outside_changes(name, result.original, result.rewritten, formatted) or _invalid(formatted, result)
     if reason is not None:
-        return _refused(result, reason)
-    items = _relocated(formatter.name, result.review_items, result.rewritten, formatted)
+        return _left_unformatted(result, reason)
+    items = _relocated(name, result.review_items, result.rewritten, formatted)
     if isinstance(items, str):
-        return _refused(result, items)
-    if formatted == result.original:  # the formatter took the rewrite back: nothing left to write
-        return replace(result, status=FileStatus.UNCHANGED, original=None, rewritten=None, review_items=items)
+        return _left_unformatted(result, items)
     return replace(result, rewritten=formatted, review_items=items)
 
 
-def _refused(result: FileResult, reason: str) -> FileResult:
-    """The file as a failure: no text to write or diff, no review items on lines never written."""
-    one_line = " ".join(reason.split())
-    return replace(
-        result,
-        status=FileStatus.FAILED,
-        original=None,
-        rewritten=None,
-        review_items=(),
-        error=f"--format-changed: {one_line}; file left untouched",
-    )
+def _sorted(result: FileResult, formatter: Formatter) -> FileResult:
+    """The imports sorted (isort changes import statements only, and only where the original was
+    sorted: what the rewrite added or renamed)."""
+    assert result.original is not None and result.rewritten is not None
+    try:
+        sorted_text = formatter.sort_imports(result.original, result.rewritten)
+    except FormattingFailed as error:
+        return _left_unformatted(result, str(error))
+    if sorted_text == result.rewritten:
+        return result
+    reason = _invalid(sorted_text, result)
+    items = _relocated("isort", result.review_items, result.rewritten, sorted_text) if reason is None else reason
+    if isinstance(items, str):
+        return _left_unformatted(result, items)
+    return replace(result, rewritten=sorted_text, review_items=items)
+
+
+def _left_unformatted(result: FileResult, reason: str) -> FileResult:
+    """The rewrite as written, with why the formatter's text was not taken."""
+    return replace(result, unformatted=" ".join(reason.split()))
 
 
 def _outside_changes(name: str, original: str, rewritten: str, formatted: str) -> str | None:
