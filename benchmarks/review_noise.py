@@ -1,13 +1,18 @@
 """How many of the review markers on a real SGLang tree sit on statements that upstream changed.
 
-    python benchmarks/review_noise.py [--json REPORT] [--markers all] [--live-batch]
+    python benchmarks/review_noise.py [--tree PATH] [--markers all] [--live-batch]
 
 Migrates a copy of SGLang 0.5.12.post1 (downloaded into the ignored cache) with default options,
-or reads a saved `rewrite --dry-run --format json` report, and compares each review item's statement
+or of any tree given with `--tree` (a fork), and compares each review item's statement
 with SGLang 0.5.13, which upstream migrated by hand: a statement is *kept* when upstream's file has it
 exactly as the rewrite left it (indentation and markers aside), else *changed*. It prints, by code, the items
 on kept and on changed statements, the number of marker comments written into the code, the share of
 marked statements upstream changed, and the longest line that carries a marker.
+
+With `--tree PATH`, each marked statement is listed too (`path:line codes: upstream changed|kept|
+no twin`). A file's upstream twin is the file of the same path below the innermost `sglang` folder
+in SGLang 0.5.13 (a fork's vendored `python/sglang/srt/...`); a file with no twin (the fork's own
+plugin, its tests) is listed as such and left out of the share.
 """
 
 from __future__ import annotations
@@ -34,8 +39,8 @@ MARKER = "# mwbmigrate:"
 def _report(tree: Path, extra: list[str]) -> tuple[dict[str, object], dict[str, str]]:
     """The JSON report of a run on a copy of `tree`, and each changed file's rewritten text."""
     with tempfile.TemporaryDirectory() as scratch:
-        copy = Path(scratch) / "sglang"
-        shutil.copytree(tree, copy)
+        copy = Path(scratch) / tree.resolve().name
+        shutil.copytree(tree, copy, ignore=shutil.ignore_patterns(".git", "__pycache__"))
         command = [sys.executable, "-m", "mwbmigrate", "rewrite", str(copy), "--no-cache", "--format", "json", *extra]
         report = json.loads(subprocess.run(command, capture_output=True, text=True, cwd=ROOT).stdout)
         texts = {
@@ -83,26 +88,41 @@ class _FileView:
         return statement, _text(self.new_lines, statement) not in self.kept
 
 
+def _twin(new_tree: Path, path: str, whole_package: bool) -> Path | None:
+    """Upstream's migrated copy of the file at `path` (relative to the migrated tree), if any."""
+    if whole_package:
+        return new_tree / path
+    parts = Path(path).parts
+    if "sglang" not in parts[:-1]:
+        return None
+    below = parts[len(parts) - 1 - parts[::-1].index("sglang") :]
+    twin = new_tree.joinpath(*below[1:])
+    return twin if twin.is_file() else None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--tree", type=Path, default=None, help="migrate this tree instead of SGLang 0.5.12.post1")
     parser.add_argument("--markers", default=None, help="passed on to `rewrite --markers`")
     parser.add_argument("--live-batch", action="store_true", help="passed on: `rewrite --live-batch`")
     arguments = parser.parse_args()
-    old_tree, new_tree = sglang_tree(OLD), sglang_tree(NEW)
+    whole_package = arguments.tree is None
+    old_tree, new_tree = arguments.tree or sglang_tree(OLD), sglang_tree(NEW)
     extra = ["--markers", arguments.markers] if arguments.markers else []
     extra += ["--live-batch"] if arguments.live_batch else []
     report, rewritten = _report(old_tree, extra)
     by_code: dict[str, Counter[str]] = {}
     marked: dict[tuple[str, tuple[int, int]], bool] = {}  # (file, statement) -> upstream changed it
+    listing: dict[tuple[str, tuple[int, int]], tuple[set[str], str]] = {}  # --tree: codes, verdict
     longest, items = 0, 0
     for entry in report["files"]:  # type: ignore[union-attr]
         path = str(entry["path"])
         if path not in rewritten:
             continue
-        upstream = new_tree / path
+        upstream = _twin(new_tree, path, whole_package)
         view = _FileView(
             rewritten[path],
-            upstream.read_text(encoding="utf-8-sig") if upstream.is_file() else "",
+            upstream.read_text(encoding="utf-8-sig") if upstream is not None and upstream.is_file() else "",
         )
         new_lines = view.new_lines
         for item in entry.get("review_items", []):
@@ -117,14 +137,27 @@ def main() -> int:
             while statement_line < len(new_lines) and new_lines[statement_line - 1].lstrip().startswith("#"):
                 statement_line += 1  # a marker written above its statement
             statement, changed = view.upstream_changed(statement_line)
+            codes, _ = listing.setdefault((path, statement), (set(), ""))
+            codes.update(part.split()[0] for part in text.split(MARKER)[1:] if part.split())
+            if upstream is None:
+                listing[(path, statement)] = (codes, "no twin")
+                continue
+            listing[(path, statement)] = (codes, "upstream changed" if changed else "upstream kept")
             marked[(path, statement)] = changed
+    if not whole_package:
+        for (path, statement), (codes, verdict) in sorted(listing.items()):
+            print(f"{path}:{statement[0]} {' '.join(sorted(codes))}: {verdict}")
+        print()
     print(f"{'code':8} {'kept':>5} {'changed':>8}")
     for code in sorted(by_code):
         print(f"{code:8} {by_code[code]['kept']:>5} {by_code[code]['changed']:>8}")
     changed = sum(marked.values())
     share = changed / len(marked) if marked else 0.0
     print(f"review items: {items}")
+    twinless = len(listing) - len(marked)
     print(f"marked statements: {len(marked)}, on statements upstream changed: {changed} ({share:.0%})")
+    if not whole_package:
+        print(f"marked statements in files with no upstream twin: {twinless}")
     print(f"longest line carrying a marker: {longest}")
     return 0
 

@@ -314,7 +314,7 @@ class _MarkdownParts:
     head: list[str]  # title, count table, contract line: always shown
     hazards: list[_Listing]  # one per code
     notes: list[_Listing]  # one per code, folded together
-    lists: list[_Listing]  # files not processed, files skipped, folders skipped
+    lists: list[_Listing]  # files not processed, files skipped, files not formatted, folders skipped
     diffs: list[list[str]]  # one folded block per changed file
     runtime: list[str]
 
@@ -333,7 +333,7 @@ class _Shown:
 _HAZARDS_HEAD = ("### Review items: hazards", "")
 _NOTES_TAIL = ("</details>", "")
 # Nouns of `_MarkdownParts.lists`, in their order, for the line that says what was left out.
-_LIST_NOUNS = ("failed file", "skipped file", "skipped folder")
+_LIST_NOUNS = ("failed file", "skipped file", "unformatted file", "skipped folder")
 
 
 def _notes_head(count: int) -> tuple[str, ...]:
