@@ -36,7 +36,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from mwbmigrate.analysis.calls import callee_name
-from mwbmigrate.analysis.old_api import NEW_PARAMETER, OLD_PARAMETER, ONE_SHOT_OVERRIDES
+from mwbmigrate.analysis.old_api import NEW_PARAMETER, OLD_PARAMETER, ONE_SHOT_OVERRIDES, SNAPSHOT_HELPER
 
 CONSUMING_CALLS = frozenset({"init_new", "forward_batch_generation", "forward_batch_embedding"})
 
@@ -475,6 +475,18 @@ def plan_forward_batch_write_move(block: Sequence[cst.CSTNode], index: int) -> s
     return binding[1]
 
 
+def kept_snapshots(function: cst.FunctionDef) -> set[str]:
+    """The names the function binds to a snapshot kept in code (`x = worker_batch_snapshot(...)`):
+    the old object, which keeps an override written on it through every forward."""
+    return {
+        cst.ensure_type(assign.targets[0].target, cst.Name).value
+        for assign in m.findall(
+            function, m.Assign(targets=[m.AssignTarget(m.Name())], value=m.Call(func=m.Name(SNAPSHOT_HELPER)))
+        )
+        if isinstance(assign, cst.Assign)
+    }
+
+
 @dataclass
 class BlockPlan:
     """Every move one block allows, by statement index, and why the others are refused."""
@@ -495,12 +507,15 @@ def plan_block(
     single_consumer: Callable[[cst.CSTNode], bool],
     deleted: frozenset[int] = frozenset(),
     kept: frozenset[str] = frozenset(),
+    forward_writes: bool = True,
 ) -> BlockPlan:
     """Plan one block. `single_consumer(statement)`: exactly one consuming call follows it in the
     function (otherwise the write is MWB103's, and stays). Asserts are planned first: one that
     moves past the consuming call no longer sits between a write and that call. `kept`: names of
     snapshots kept in code, the old object, which keeps an override through every forward: a
-    forward-batch write never moves onto one (it stays on the forward batch, valid at every target)."""
+    forward-batch write never moves onto one (it stays on the forward batch, valid at every target).
+    `forward_writes`: whether a forward-batch write may become a batch override at all (upstream's
+    0.5.13 did it by hand; from 0.5.16 the write stays where it is, valid on the forward batch)."""
     asserts: dict[int, AssertMove | Refused] = {}
     for index, statement in enumerate(block):
         names = assert_names(statement)
@@ -510,7 +525,7 @@ def plan_block(
     leaving = deleted | {id(block[i]) for i, plan in asserts.items() if isinstance(plan, AssertMove)}
     forwards = {}
     for index in range(len(block)):
-        batch = plan_forward_batch_write_move(block, index)
+        batch = plan_forward_batch_write_move(block, index) if forward_writes else None
         if batch is not None and batch not in kept:
             forwards[index] = batch
     writes: dict[int, int | Refused] = {}

@@ -39,7 +39,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
 from mwbmigrate.analysis.old_api import ONE_SHOT_OVERRIDES, OVERRIDE_ARGUMENT
-from mwbmigrate.analysis.override_sites import OverrideWrite, override_write
+from mwbmigrate.analysis.override_sites import OverrideWrite, kept_snapshots, override_write
 from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.analysis.target_versions import (
     OVERRIDE_KEYWORDS,
@@ -75,6 +75,11 @@ from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod, Migrati
 @dataclass
 class FunctionFrame:
     batch_names: set[str]  # names holding the ScheduleBatch in this function
+    # Names bound to a snapshot kept in code: the old object, whose override fields the old
+    # `init_new` read wherever they were written; its `init_new` takes them from it. Those also
+    # handed to a worker's forward are folded or reported there, as any batch name is.
+    kept: set[str] = field(default_factory=set)
+    kept_forwarded: set[str] = field(default_factory=set)
     pass_through: str | None = None  # the batch parameter of a forward_batch_generation that builds the forward batch
     # Per block statement (by id): the override writes folded into that consuming call.
     folded: dict[int, list[int]] = field(default_factory=dict)
@@ -174,7 +179,13 @@ class PassOverridesAsArguments(MigrationCodemod):
             for batch in (batch_argument(call) for call in scan.calls if consuming_call(call))
             if batch is not None
         }
-        frame = FunctionFrame(batch_names=(renamed | annotated | passed) - forward_batches)
+        kept = kept_snapshots(node)
+        forwarded = {batch_argument(call) for call in scan.calls if consuming_call(call) == PASS_THROUGH_FUNCTION}
+        frame = FunctionFrame(
+            batch_names=(renamed | annotated | passed) - forward_batches,
+            kept=kept,
+            kept_forwarded={name for name in kept if name in forwarded},
+        )
         frame.pass_through = self._pass_through_parameter(node, scan.calls)
         self._frames.append(frame)
 
@@ -229,6 +240,15 @@ class PassOverridesAsArguments(MigrationCodemod):
         hands_on = frame is not None and frame.pass_through is not None and batch_argument(call) == frame.pass_through
         if hands_on and (callee == "init_new" or self._is_super_forward(call)) and CAPTURE not in _keywords(call):
             call = with_keyword(call, CAPTURE, cst.Name(CAPTURE))
+        snapshot = batch_argument(call) if frame is not None and callee == "init_new" else None
+        if frame is not None and snapshot in frame.kept:
+            # A kept snapshot: the old `init_new` read each override from the old object, written
+            # there or derived by the old method (its capture mode); so does this call, whatever the
+            # target derives when the keyword is left out (from 0.5.17: the server's mode, NULL on a
+            # draft runner).
+            for name in OVERRIDE_KEYWORDS["init_new"]:
+                if name in self._init_new_parameter_names() and name not in _keywords(call):
+                    call = with_keyword(call, name, cst.Attribute(cst.Name(str(snapshot)), cst.Name(name)))
         if callee == "init_new":
             # The target's required keywords of init_new (0.5.16 on: `return_hidden_states_before_norm`),
             # passed as False unless a write right before the call said otherwise.
@@ -238,6 +258,9 @@ class PassOverridesAsArguments(MigrationCodemod):
         if call is not updated_node:
             self._grown.add(call)
         return call
+
+    def _init_new_parameter_names(self) -> set[str]:
+        return {p.name for p in init_new_parameters(self.state.target_version)}
 
     def _required_init_new_keywords(self) -> tuple[str, ...]:
         return tuple(p.name for p in init_new_parameters(self.state.target_version) if p.keyword_only and not p.default)
@@ -259,6 +282,8 @@ class PassOverridesAsArguments(MigrationCodemod):
             batch = batch_argument(call)
             if batch is None or batch not in frame.batch_names or not _free_of_effects(call):
                 continue
+            if callee == "init_new" and batch in frame.kept:
+                continue  # the call takes the snapshot's own fields (leave_Call): its writes stay on it
             accepted, taken = OVERRIDE_KEYWORDS[callee], _keywords(call)
             writes: list[int] = []
             for before in range(index - 1, -1, -1):
@@ -278,6 +303,8 @@ class PassOverridesAsArguments(MigrationCodemod):
             write = override_write(statement)
             if write is None or id(statement) in folded or write.receiver not in frame.batch_names:
                 continue
+            if write.receiver in frame.kept and write.receiver not in frame.kept_forwarded:
+                continue  # a write on the old object, which every `init_new` of it reads
             self._refuse(statement, write, not_taken.get(id(statement)))
 
     def _refuse(self, statement: cst.CSTNode, write: OverrideWrite, adjacent_call: str | None) -> None:

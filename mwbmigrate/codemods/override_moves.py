@@ -22,7 +22,8 @@ Refused, leaving the code where it is, whenever `analysis.override_sites` cannot
 safe: in between, another consuming call, a read or write of the field, the batch handed to a
 call, a rebinding of the batch or of a name the value reads, or a `return`/`break`/`yield`; the
 value or assertion calling a function or reading the batch; the consuming call in another block.
-A forward-batch write moves only from the line right after `init_new`. semantic-review judges with the same plans, so such a site
+A forward-batch write moves only from the line right after `init_new`, only onto the live batch, and
+only up to 0.5.13's target (from 0.5.16 the write stays where it is: valid on the forward batch). semantic-review judges with the same plans, so such a site
 carries its marker (MWB103, MWB104, MWB116) and a moved one carries none.
 """
 
@@ -35,7 +36,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.codemod import CodemodContext
 
-from mwbmigrate.analysis.old_api import ONE_SHOT_OVERRIDES, SNAPSHOT_HELPER
+from mwbmigrate.analysis.old_api import ONE_SHOT_OVERRIDES
 from mwbmigrate.analysis.override_sites import (
     CONSUMING_CALLS,
     DERIVED_MODE,
@@ -45,22 +46,13 @@ from mwbmigrate.analysis.override_sites import (
     BlockPlan,
     derived_mode_assert,
     function_blocks,
+    kept_snapshots,
     override_write,
     plan_block,
 )
+from mwbmigrate.analysis.target_versions import overrides_are_arguments
 from mwbmigrate.codemods._shared import leading_lines
 from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod, MigrationState
-
-
-def _kept_snapshots(function: cst.FunctionDef) -> set[str]:
-    """The names the function binds to a snapshot kept in code (`x = worker_batch_snapshot(...)`)."""
-    return {
-        cst.ensure_type(assign.targets[0].target, cst.Name).value
-        for assign in m.findall(
-            function, m.Assign(targets=[m.AssignTarget(m.Name())], value=m.Call(func=m.Name(SNAPSHOT_HELPER)))
-        )
-        if isinstance(assign, cst.Assign)
-    }
 
 
 def _split_leading(lines: Sequence[cst.EmptyLine]) -> tuple[list[cst.EmptyLine], list[cst.EmptyLine]]:
@@ -191,7 +183,7 @@ class MoveOverridesToTheirForward(MigrationCodemod):
         consuming_lines = [self.line_of(call) for call in calls]
         # A snapshot kept in code is the old object: a write on it stays a field write where it
         # was, and the snapshot keeps it through every forward, as the old object did.
-        kept = _kept_snapshots(node)
+        kept = kept_snapshots(node)
 
         def single_consumer(statement: cst.CSTNode) -> bool:
             line = self.line_of(statement)
@@ -208,9 +200,15 @@ class MoveOverridesToTheirForward(MigrationCodemod):
             return {receiver.value} if receiver is not None and receiver.value not in kept else None
 
         for block in blocks:
-            rewrite = _Rewrite.of(
-                plan_block(block.body, write_site, assert_names, single_consumer, kept=frozenset(kept))
+            plan = plan_block(
+                block.body,
+                write_site,
+                assert_names,
+                single_consumer,
+                kept=frozenset(kept),
+                forward_writes=not overrides_are_arguments(self.state.target_version),
             )
+            rewrite = _Rewrite.of(plan)
             if rewrite is not None:
                 self._rewrites[id(block)] = rewrite
 

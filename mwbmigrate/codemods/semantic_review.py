@@ -48,6 +48,7 @@ from mwbmigrate.analysis.override_sites import (
     reads_through_view,
 )
 from mwbmigrate.analysis.receivers import FunctionFacts, all_params, old_method_call, override_argument
+from mwbmigrate.analysis.target_versions import overrides_are_arguments
 from mwbmigrate.codemods._shared import function_facts
 from mwbmigrate.codemods.base import MigrationCodemod
 
@@ -248,7 +249,14 @@ class ReportSemanticRisks(MigrationCodemod):
 
         self._write_plans, self._assert_plans = {}, {}
         for block in function_blocks(node)[0]:
-            plan = plan_block(block.body, write_site, assert_names, single_consumer, frozenset(dropped))
+            plan = plan_block(
+                block.body,
+                write_site,
+                assert_names,
+                single_consumer,
+                frozenset(dropped),
+                forward_writes=not overrides_are_arguments(self.state.target_version),
+            )
             self._write_plans.update((id(block.body[i]), p) for i, p in plan.writes.items())
             self._assert_plans.update((id(block.body[i]), p) for i, p in plan.asserts.items())
 

@@ -18,7 +18,8 @@ log are `standins`'), with what a migrated fork meets on 0.5.23 (`docs/target-ve
   forward_batch=None, pp_proxy_tensors=None, is_verify=False, skip_attn_backend_init=None, *,
   capture_hidden_mode=None, return_kv_loc_plan=False)`.
 - `ForwardBatch.init_new(batch, model_runner, *, capture_hidden_mode=None,
-  return_hidden_states_before_norm)` on 0.5.23 (the keyword is required); the 0.5.23 batch has no
+  return_hidden_states_before_norm)` on 0.5.23 (the keyword is required; without a capture mode, a
+  draft runner, `is_draft_worker`, captures nothing, as from 0.5.17); the 0.5.23 batch has no
   `is_spec_v2`, `all_extend_in_batch`, `can_run_dp_cuda_graph`, `can_run_dp_breakable_cuda_graph`
   (it has `can_run_decode_cuda_graph`), and `filter_batch(reqs_to_exclude=None, keep_indices=None)`.
 - `SpeculativeAlgorithm.register(name, *, supports_overlap=False)` records a plugin's factory;
@@ -101,7 +102,15 @@ class NewForwardBatch(standins.ForwardBatch):
     ) -> "NewForwardBatch":
         if not isinstance(batch, ScheduleBatch):
             raise TypeError(f"init_new cannot build a forward batch from {type(batch).__name__}")
-        capture = capture_hidden_mode if capture_hidden_mode is not None else batch._derived_capture_mode()
+        if capture_hidden_mode is not None:
+            capture = capture_hidden_mode
+        elif getattr(model_runner, "is_draft_worker", False):
+            capture = CaptureHiddenMode.NULL  # from 0.5.17: no override on a draft runner captures nothing
+        else:
+            # What the release reads to derive it: the batch's request for hidden states and its
+            # speculative input's mode (public attributes, which a kept snapshot answers too).
+            spec_mode = getattr(batch.spec_info, "capture_hidden_mode", None) or CaptureHiddenMode.NULL
+            capture = CaptureHiddenMode.FULL if batch.return_hidden_states else spec_mode
         observed = _observe(batch, capture, return_hidden_states_before_norm)
         LOG.append(("init_new", observed))
         return cls(observed)
@@ -346,6 +355,7 @@ def modules(version: str) -> dict[str, types.ModuleType]:
             "ForwardMode": ForwardMode,
             "CaptureHiddenMode": CaptureHiddenMode,
         },
+        "sglang.srt.model_executor.model_runner": {"ModelRunner": ModelRunner},
         "sglang.srt.speculative": {"__path__": []},
         "sglang.srt.speculative.eagle_worker_v2": {"EAGLEWorkerV2": eagle},
         # 0.5.14 renamed the draft workers' base, with no alias.
