@@ -799,6 +799,52 @@ _CODES = (
         live_batch=True,
     ),
     _code(
+        "MWB186",
+        "a read of the scheduler's `batch_record_buf`: its entries are no longer per-forward worker batches",
+        """0.5.12's scheduler kept each overlap forward's worker batch in `batch_record_buf`, a
+        per-forward snapshot. After the migration the scheduler records the live batch: SGLang 0.5.13
+        on stores `[batch, attr_snapshot]` (the batch, and its fields' values when recorded), the
+        migrated tree's own scheduler the batch. A watchdog or flight recorder that reads the entries
+        as worker batches now reads a list, or the batch as it is now.""",
+        """
+        class Watchdog(Scheduler):
+            def stuck(self):
+                return [b.seq_lens for b in self.batch_record_buf if b is not None]
+        """,
+        """
+        class Watchdog(Scheduler):
+            def stuck(self):
+                return [b.seq_lens for b in self.batch_record_buf if b is not None]  # mwbmigrate: MWB186 the entries of `batch_record_buf` are no longer per-forward worker batches: …
+        """,
+        """Read what the target records: on SGLang 0.5.13 and later, `batch, values = entry`, where
+        `values` lists the batch's dataclass fields' values when it was recorded.""",
+        "wild-shapes",
+    ),
+    _code(
+        "MWB187",
+        "an override of `record_batch_in_overlap`: called with the live batch every step",
+        """0.5.12's scheduler handed `record_batch_in_overlap` each overlap forward's worker batch, a
+        new object every step. After the migration it gets the live `ScheduleBatch`, the same object
+        every step: a flight recorder that keeps what it is handed keeps one batch many times, and
+        SGLang 0.5.13 on expects the method to store `[batch, attr_snapshot]` in
+        `batch_record_buf`.""",
+        """
+        class Recorder(Scheduler):
+            def record_batch_in_overlap(self, model_worker_batch: ModelWorkerBatch):
+                self.flight_log.append(model_worker_batch)
+                super().record_batch_in_overlap(model_worker_batch)
+        """,
+        """
+        class Recorder(Scheduler):
+            def record_batch_in_overlap(self, batch: ScheduleBatch):  # mwbmigrate: MWB187 `record_batch_in_overlap` is now called with the live ScheduleBatch, …; MWB113 public parameter renamed …
+                self.flight_log.append(batch)
+                super().record_batch_in_overlap(batch)
+        """,
+        """Keep what the step needs, not the batch: copy the values the recorder reads when it is
+        called (as SGLang 0.5.13's own method does), and let the base class fill `batch_record_buf`.""",
+        "wild-shapes",
+    ),
+    _code(
         "MWB138",
         "an override write kept on the batch",
         """0.5.16 has no override fields on `ScheduleBatch`: `ForwardBatch.init_new` and

@@ -19,6 +19,7 @@ holding its reporter, its review codes and a before/after example, and naming it
     call_shapes.py         8  call shapes (and 6, names that lie)   MWB134, MWB135
     runtime_class_uses.py  7  run-time uses of the class name       MWB133
     missing_attributes.py  9  attributes the new object lacks       MWB136, MWB137
+    record_buffer.py      13  the scheduler's batch record buffer   MWB186, MWB187
     foreign.py            11  another project's class of that name  (the engine skips the module)
 
 Shapes 6, 10 and 12 need no reporter of their own: names that lie are left alone by the renaming

@@ -26,6 +26,7 @@ from mwbmigrate.codemods.wild_shapes.gates import GATE_CODES, VersionGateReporte
 from mwbmigrate.codemods.wild_shapes.missing_attributes import MissingAttributeReporter
 from mwbmigrate.codemods.wild_shapes.monkeypatches import MonkeypatchReporter
 from mwbmigrate.codemods.wild_shapes.own_method import OwnMethodReporter
+from mwbmigrate.codemods.wild_shapes.record_buffer import BUFFER, RECORDER, RecordBufferReporter
 from mwbmigrate.codemods.wild_shapes.reporter import Handler, ShapeReporter
 from mwbmigrate.codemods.wild_shapes.runtime_class_uses import RuntimeClassUseReporter
 
@@ -44,6 +45,7 @@ REPORTERS: tuple[type[ShapeReporter], ...] = (
     CopyReporter,
     CallShapeReporter,
     MissingAttributeReporter,
+    RecordBufferReporter,
 )
 
 
@@ -60,7 +62,7 @@ class ReportWildShapes(MigrationCodemod):
     NAME = "wild-shapes"
     SUMMARY = "Mark old-API shapes of forks, plugins and tests (shims, fakes, monkeypatches, stubs, copies, fork-only fields); rewrites nothing."
     METADATA_DEPENDENCIES = (ScopeProvider,)
-    TRIGGERS: ClassVar[tuple[str, ...]] = (OLD_PARAMETER, OLD_CLASS)
+    TRIGGERS: ClassVar[tuple[str, ...]] = (OLD_PARAMETER, OLD_CLASS, BUFFER, RECORDER)
     REVIEW_CODES: ClassVar[tuple[str, ...]] = tuple(sorted({code for reporter in REPORTERS for code in reporter.CODES}))
 
     @classmethod
