@@ -217,6 +217,20 @@ class OwnWorkerBatchFields:
 
     copied: tuple[str, ...] = ()
     computed: tuple[tuple[str, str], ...] = ()
+    # The fields the tree's own `ScheduleBatch` declares that its old method copied into the old
+    # object from the batch attribute of the same name: on this tree, `batch.<field>` is what the
+    # old object held (whatever a later release removed; the contract check judges the release).
+    batch_copies: tuple[str, ...] = ()
+
+
+def _copies_itself(value: ast.expr | None, name: str) -> bool:
+    """`name=self.name`: the old method's keyword copies the batch attribute of the same name."""
+    return (
+        isinstance(value, ast.Attribute)
+        and isinstance(value.value, ast.Name)
+        and value.value.id == "self"
+        and value.attr == name
+    )
 
 
 def own_worker_batch_fields(source: bytes) -> OwnWorkerBatchFields:
@@ -229,6 +243,12 @@ def own_worker_batch_fields(source: bytes) -> OwnWorkerBatchFields:
     declared = classes.get(OLD_CLASS_NAME)
     if declared is None:
         return OwnWorkerBatchFields()
+    batch = classes.get("ScheduleBatch")
+    batch_declares = {
+        statement.target.id
+        for statement in (batch.body if batch is not None else ())
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+    }
     known = {name for name, _ in OLD_FIELDS}
     own = [
         statement.target.id
@@ -241,13 +261,13 @@ def own_worker_batch_fields(source: bytes) -> OwnWorkerBatchFields:
     for node in ast.walk(classes["ScheduleBatch"]) if "ScheduleBatch" in classes else ():
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == OLD_CLASS_NAME:
             passed.update({k.arg: k.value for k in node.keywords if k.arg is not None})
+    batch_copies = sorted(name for name in batch_declares if _copies_itself(passed.get(name), name))
     copied, computed = [], []
     for name in own:
         value = passed.get(name)
-        if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self":
-            if value.attr == name:
-                copied.append(name)
-                continue
+        if _copies_itself(value, name):
+            copied.append(name)
+            continue
         code = ast.unparse(value) if value is not None else "the class's default"
         computed.append((name, code if len(code) <= 60 else code[:57] + "..."))
-    return OwnWorkerBatchFields(tuple(copied), tuple(computed))
+    return OwnWorkerBatchFields(tuple(copied), tuple(computed), tuple(batch_copies))

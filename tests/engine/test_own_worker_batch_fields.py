@@ -1,5 +1,6 @@
 """A fork's own `ModelWorkerBatch` fields: a kept snapshot holds those its `get_model_worker_batch()`
-copied from the batch, and the ones it computed are reported on every kept snapshot (MWB183)."""
+copied from the batch, and the ones it computed are reported on every kept snapshot (MWB183). Its
+own `ScheduleBatch` fields that the old method copied are judged against that class, not 0.5.13's."""
 
 from __future__ import annotations
 
@@ -18,11 +19,16 @@ SCHEDULE_BATCH = """import dataclasses
 
 
 class ScheduleBatch:
+    token_type_ids: list = None
+    dimensions: list = None
+
     def get_model_worker_batch(self, seq_lens_cpu_cache=None):
         return ModelWorkerBatch(
             forward_mode=self.forward_mode,
             delay_sample_launch=self.delay_sample_launch,
             tenant=self.owner.tenant,
+            token_type_ids=self.token_type_ids,
+            dimensions=[d or 0 for d in self.dimensions],
         )
 
 
@@ -60,9 +66,42 @@ class OverlapRunner:
 
 def test_the_forks_own_fields_are_read_from_its_schedule_batch_module() -> None:
     assert own_worker_batch_fields(SCHEDULE_BATCH.encode()) == OwnWorkerBatchFields(
-        copied=("delay_sample_launch",), computed=(("tenant", "self.owner.tenant"),)
+        copied=("delay_sample_launch",),
+        computed=(("tenant", "self.owner.tenant"),),
+        batch_copies=("token_type_ids",),  # `dimensions` is computed, not copied
     )
     assert own_worker_batch_fields(b"class ScheduleBatch:\n    pass\n") == OwnWorkerBatchFields()
+
+
+READER = """from sglang.srt.managers.schedule_batch import ModelWorkerBatch
+
+
+def embed(model_worker_batch: ModelWorkerBatch):
+    return model_worker_batch.token_type_ids, model_worker_batch.dimensions
+"""
+
+
+def test_a_field_the_trees_batch_declares_and_the_old_method_copied_is_not_missing(tmp_path: Path) -> None:
+    # 0.5.13 removed `token_type_ids` and `dimensions` from its ScheduleBatch (MWB136 on a tree that
+    # has no batch of its own); this tree's batch declares `token_type_ids`, which its old method
+    # copied: reading it on the batch reads what the old object held. `dimensions` it computed.
+    managers = tmp_path / "python" / "sglang" / "srt" / "managers"
+    managers.mkdir(parents=True)
+    (managers / "schedule_batch.py").write_text(SCHEDULE_BATCH)
+    (tmp_path / "plugin.py").write_text(READER)
+    summary = run_rewrite([tmp_path], TransformOptions(), jobs=1)
+    (reader,) = [r for r in summary.results if r.display_path == "plugin.py"]
+    assert [(i.code, i.message.split(":")[0]) for i in reader.review_items if i.code == "MWB136"] == [
+        ("MWB136", "`dimensions`")
+    ]
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "plugin.py").write_text(READER)
+    (result,) = run_rewrite([alone], TransformOptions(), jobs=1).results
+    assert sorted(i.message.split(":")[0] for i in result.review_items if i.code == "MWB136") == [
+        "`dimensions`",
+        "`token_type_ids`",
+    ]
 
 
 def test_a_kept_snapshot_holds_the_forks_copied_fields_and_reports_the_computed_ones(tmp_path: Path) -> None:

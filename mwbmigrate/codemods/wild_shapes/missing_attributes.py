@@ -9,6 +9,11 @@ shape09_fork_field_access_kinds.
             `launch_done`, ...): AttributeError
     MWB181  a write of such an attribute: a stray attribute on the live batch, which nothing reads
     MWB137  an attribute that was no field of 0.5.12.post1's `ModelWorkerBatch` (fork-only state)
+
+Judged against the classes this tree defines (analysis/tree_facts.py: the tree's own
+`schedule_batch.py`): a field its `ScheduleBatch` declares, which its `get_model_worker_batch()`
+copied into the old object from the batch attribute of the same name, reads the same on the batch,
+and is not reported. Where the tree has no such module, 0.5.12.post1's and 0.5.13's classes decide.
 """
 
 from __future__ import annotations
@@ -94,6 +99,9 @@ class MissingAttributeReporter(ShapeReporter):
             return  # dunders are not fields; field-renames handles the renamed and computed ones
         if field in ONE_SHOT_OVERRIDES:
             return  # ScheduleBatch has all three in 0.5.13 (semantic-review judges their use)
+        own = self.shapes.state.own_worker_batch_fields
+        if field in own.batch_copies or field in own.copied:
+            return  # this tree's batch declares it, and its old method copied it from there
         if field in MISSING_FIELDS:
             self.review(node, self._missing_code(node), f"`{field}`: {MISSING_FIELDS[field]}")
         elif field not in OLD_OBJECT_FIELDS:
