@@ -153,13 +153,28 @@ def _bound_names(target: cst.BaseExpression) -> list[str]:
 
 # ForwardMode tests true only in modes where the old object carried the extend lengths:
 # `get_model_worker_batch` set them to None exactly when `forward_mode.is_decode_or_idle()`.
-_EXTEND_MODE_TESTS = frozenset({"is_extend", "is_extend_or_draft_extend_or_mixed", "is_target_verify", "is_prefill"})
+# (0.5.12.post1's `ForwardMode`: each of these is true in no decode or idle mode.)
+_EXTEND_MODE_TESTS = frozenset(
+    {
+        "is_extend",
+        "is_extend_or_draft_extend_or_mixed",
+        "is_target_verify",
+        "is_prefill",
+        "is_draft_extend",
+        "is_draft_extend_v2",
+        "is_mixed",
+        "is_split_prefill",
+        "is_dllm_extend",
+    }
+)
 
 
 def _proves_extend(test: cst.BaseExpression, holds_old: set[str], scan: _FunctionScan) -> bool:
     """Whether `test` being true proves the old object's forward mode was neither decode nor idle."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
         return _proves_extend(test.left, holds_old, scan) or _proves_extend(test.right, holds_old, scan)
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        return _proves_extend(test.left, holds_old, scan) and _proves_extend(test.right, holds_old, scan)
     negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
     call = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
     if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
