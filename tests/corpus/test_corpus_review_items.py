@@ -34,10 +34,12 @@ SPEC_SITES = {
     },
     # H: the 10 reads outside init_new (7 extend_seq_lens, 3 extend_prefix_lens); the 6 inside
     # init_new read through the runtime's gated view (core-runtime); the 2 writes are N.
-    # mlx's extend path reads them inside `if forward_mode.is_extend():` (proof rule 6): unmarked.
+    # mlx's extend path reads them inside `if forward_mode.is_extend():` (proof rule 6): unmarked;
+    # so is the spec mrope read under `if batch.forward_mode.is_draft_extend():` (a mode that is
+    # neither decode nor idle).
     "MWB105": {
         "hardware_backend/mlx/tp_worker.py": 1,
-        "model_executor/forward_batch_info.py": 3,
+        "model_executor/forward_batch_info.py": 2,
         "speculative/dflash_worker.py": 4,
         "speculative/eagle_worker_v2.py": 1,
     },
@@ -68,8 +70,8 @@ SPEC_SITES = {
         "speculative/spec_info.py": 1,
     },
     # H: token_type_ids, dimensions, return_pooled_hidden_states, multi_item_delimiter_indices,
-    # read in init_new: no ScheduleBatch field in 0.5.13.
-    "MWB136": {"model_executor/forward_batch_info.py": 4},
+    # read in init_new: no ScheduleBatch field in 0.5.13, but this tree's ScheduleBatch declares each
+    # and its old method copied each from there, so the read is the old object's value: no MWB136.
     # D (snapshot semantics): NgramWorker.forward_batch_generation hands `batch.reqs` to
     # `set_time_batch` between the snapshot and the forward that reads it; the snapshot's lora_ids
     # and grammars were read from those requests at the call, init_new reads them after the helper.

@@ -34,7 +34,9 @@ def vendored(trees, tmp_path_factory):
     root = tmp_path_factory.mktemp("vendored") / "tree"
     work = root / "sglang"
     shutil.copytree(trees["work"], work)
-    for name in needs_runtime:
+    # The files that reach for the runtime, as they were, and the batch's module the first run read
+    # its facts from (the tree's own ScheduleBatch and old method: analysis/tree_facts.py).
+    for name in [*needs_runtime, "srt/managers/schedule_batch.py"]:
         (work / name).write_bytes(trees["old"][name])
     result = CliRunner().invoke(
         app, ["rewrite", str(work), "--runtime", "vendor", "--no-progress", "--jobs", "2", "--format", "json"]
