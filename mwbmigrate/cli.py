@@ -245,9 +245,13 @@ class _ContractState:
         if not self.release:
             return self.note
         scope = ContractScope(elsewhere=Counter(elsewhere))
-        text = (
-            f"checked against SGLang {self.release} ({_count(self.files, 'file')} outside SGLang's own modules): "
+        owes = (
             f"{_count(owed, 'break')} this migration owes, each marked MWB185 unless a rule marked its statement"
+            if owed
+            else "no break this migration owes"
+        )
+        text = (
+            f"checked against SGLang {self.release} ({_count(self.files, 'file')} outside SGLang's own modules): {owes}"
         )
         others = sum(elsewhere.values())
         if others:
