@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from mwbmigrate.runtime.snapshot import CONSUMER_READS, OLD_CLASS_NAME, OLD_FIELDS
+from mwbmigrate.runtime.snapshot import CONSUMER_READS, OLD_CLASS_NAME, OLD_FIELDS, OLD_METHOD_READS
 
 __all__ = [
     "OwnWorkerBatchFields",
@@ -56,6 +56,21 @@ FORWARD_READS = frozenset(
     }
 )
 _NAMES = b"|".join(sorted(name.encode() for name in FORWARD_READS))
+# What the old method read after it first read the requests' values (`lora_ids`) and before it took
+# the request list (`reqs`), the capture mode's inputs and each request's own values among them: code
+# run by one of these reads may change the list between the two, so the values the old object held
+# and those the target's `init_new` derives from its list at the forward part ways.
+_READS_BETWEEN = [keyword for keyword, _ in OLD_METHOD_READS]
+BETWEEN_REQUEST_READS = frozenset(
+    {
+        *_READS_BETWEEN[_READS_BETWEEN.index("lora_ids") : _READS_BETWEEN.index("reqs") + 1],
+        "return_hidden_states",
+        "lora_id",
+        "dllm_block_offset",
+        "grammar",
+    }
+)
+_HOOKS = frozenset({"__getattribute__", "__get__"})  # the hooks that run on a read
 # `x.init_new = f`, a string naming `init_new` as a dotted name's last part, or any `setattr` on the
 # forward-batch class (its name may be computed: `setattr(ForwardBatch, "_".join(...), f)`).
 _PATCH = re.compile(rb"\.init_new\s*=(?!=)|[\"'][\w.]*\binit_new[\"']|\bsetattr\(\s*(?:[\w.]+\.)?ForwardBatch\b")
@@ -103,6 +118,9 @@ class WindowFacts:
     # mode's test, `__bool__`, `__len__`): it runs at every forward, a kept snapshot's included,
     # where the old forward called other ones.
     forward_method: str | None = None
+    # Where the tree runs code on a read the old method made between its reads of the requests'
+    # values and of the request list (`BETWEEN_REQUEST_READS`), or on any read (a hook).
+    code_between_request_reads: str | None = None
     # Attributes of `self` the tree hands to `init_new` (`ForwardBatch.init_new(b, self.model_runner)`)
     # that are plain: assigned as `self.name = ...` somewhere in the tree, or defined as a property
     # whose body only returns another attribute of `self` (`return self._model_runner`), and defined
@@ -161,13 +179,16 @@ class WindowFactsScan:
         self._properties: set[bytes] = set()
         self._accessors: set[bytes] = set()  # properties that only return an attribute of `self`
         self._method: str | None = None
+        self._between: str | None = None
 
     def feed(self, path: str, data: bytes) -> None:
         if self._patched is None and (b"init_new" in data or b"ForwardBatch" in data):
             found = _PATCH.search(data)
             if found is not None:
                 self._patched = f"{path}:{_line(data, found.start())}"
-        if (self._code is None or self._method is None) and (b"def" in data or b"property" in data or b".__" in data):
+        if (self._code is None or self._method is None or self._between is None) and (
+            b"def" in data or b"property" in data or b".__" in data
+        ):
             hits = list(_CODE_ON_READ.finditer(data))
             if any(word in data for word in _NAMES_THE_BATCH):
                 hits += _HOOK_DEFINED.finditer(data)
@@ -177,9 +198,11 @@ class WindowFactsScan:
                     continue
                 where = f"{path}:{_line(data, hit.start())} `{name}`"
                 self._code = self._code or where
+                if name in BETWEEN_REQUEST_READS or name in _HOOKS:
+                    self._between = self._between or where
                 if "method" in hit.re.groupindex and hit.group("method") is not None:
                     self._method = self._method or where
-                if self._method is not None:
+                if self._method is not None and self._between is not None:
                     break
         if b"init_new(" in data:
             for call in _CONSUMER_ARGUMENTS.finditer(data):
@@ -198,7 +221,9 @@ class WindowFactsScan:
     def facts(self) -> WindowFacts:
         # A `__getattribute__` that could reach `self` breaks every window already (`code_on_read`).
         plain = (self._handed & (self._assigned | self._accessors)) - self._properties
-        return WindowFacts(self._patched, self._code, self._method, frozenset(name.decode() for name in plain))
+        return WindowFacts(
+            self._patched, self._code, self._method, self._between, frozenset(name.decode() for name in plain)
+        )
 
 
 def scan_window_facts(sources: Iterable[tuple[str, bytes]]) -> WindowFacts:

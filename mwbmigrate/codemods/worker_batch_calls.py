@@ -297,6 +297,14 @@ class DropWorkerBatchCalls(MigrationCodemod):
                     f"the tree defines {method}, which 0.5.13's `init_new` calls on the batch's parts at every "
                     f"forward, where the old forward called other methods"
                 )
+            between = self.state.window_facts.code_between_request_reads
+            if between is not None:
+                # The old method read each request's values, then ran that code, then took `reqs`:
+                # the target's `init_new` derives those values from `reqs` at the forward.
+                self._module_hazards.append(
+                    f"the tree runs code where the old method read the batch between its requests' values and "
+                    f"its request list ({between}), which may change that list{_REQUESTS_READ}"
+                )
             changed = changes_request_fields(self.module)
             if changed is not None:
                 self._module_hazards.append(f"in this module {changed}{_REQUESTS_READ}")
