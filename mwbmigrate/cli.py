@@ -12,7 +12,6 @@ import codecs
 import enum
 import os
 import sys
-from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, List, Mapping, Optional, Sequence
@@ -44,7 +43,7 @@ from mwbmigrate.config import (
 )
 from mwbmigrate.engine.apply import dirty_files, write_result
 from mwbmigrate.engine.cache import ResultCache
-from mwbmigrate.engine.contract_scope import ContractBreak, ContractScope
+from mwbmigrate.engine.contract_scope import ContractBreak, counted, describe_causes
 from mwbmigrate.engine.dependency import edited_file, plan_runtime_dependency, write_runtime_dependency
 from mwbmigrate.engine.discovery import (
     Discovery,
@@ -244,27 +243,20 @@ class _ContractState:
         """The report's contract line, once the engine has split the breaks (engine/contract_scope.py)."""
         if not self.release:
             return self.note
-        scope = ContractScope(elsewhere=Counter(elsewhere))
         owes = (
-            f"{_count(owed, 'break')} this migration owes, each marked MWB185 unless a rule marked its statement"
+            f"{counted(owed, 'break')} this migration owes, each marked MWB185 unless a rule marked its statement"
             if owed
             else "no break this migration owes"
         )
-        text = (
-            f"checked against SGLang {self.release} ({_count(self.files, 'file')} outside SGLang's own modules): {owes}"
-        )
+        text = f"checked against SGLang {self.release} ({counted(self.files, 'file')} outside SGLang's own modules): {owes}"
         others = sum(elsewhere.values())
         if others:
             text += (
-                f"; {_count(others, 'more statement')} that this migration does not change use APIs "
-                f"{self.release} changed ({scope.describe_elsewhere()}), not marked: "
+                f"; {counted(others, 'more statement')} that this migration does not change use APIs "
+                f"{self.release} changed ({describe_causes(elsewhere)}), not marked: "
                 f"`mwbmigrate verify --against {self.release}` lists them"
             )
         return text
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _contract_check(release_name: str, root: Path, state: _ContractState, console: Console) -> ContractCheck:

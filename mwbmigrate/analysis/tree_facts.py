@@ -60,10 +60,10 @@ _NAMES = b"|".join(sorted(name.encode() for name in FORWARD_READS))
 # the request list (`reqs`), the capture mode's inputs and each request's own values among them: code
 # run by one of these reads may change the list between the two, so the values the old object held
 # and those the target's `init_new` derives from its list at the forward part ways.
-_READS_BETWEEN = [keyword for keyword, _ in OLD_METHOD_READS]
+_OLD_KEYWORDS = [keyword for keyword, _ in OLD_METHOD_READS]
 BETWEEN_REQUEST_READS = frozenset(
     {
-        *_READS_BETWEEN[_READS_BETWEEN.index("lora_ids") : _READS_BETWEEN.index("reqs") + 1],
+        *_OLD_KEYWORDS[_OLD_KEYWORDS.index("lora_ids") : _OLD_KEYWORDS.index("reqs") + 1],
         "return_hidden_states",
         "lora_id",
         "dllm_block_offset",

@@ -241,14 +241,14 @@ class PassOverridesAsArguments(MigrationCodemod):
         if hands_on and (callee == "init_new" or self._is_super_forward(call)) and CAPTURE not in _keywords(call):
             call = with_keyword(call, CAPTURE, cst.Name(CAPTURE))
         snapshot = batch_argument(call) if frame is not None and callee == "init_new" else None
-        if frame is not None and snapshot in frame.kept:
+        if frame is not None and snapshot is not None and snapshot in frame.kept:
             # A kept snapshot: the old `init_new` read each override from the old object, written
             # there or derived by the old method (its capture mode); so does this call, whatever the
             # target derives when the keyword is left out (from 0.5.17: the server's mode, NULL on a
             # draft runner).
             for name in OVERRIDE_KEYWORDS["init_new"]:
                 if name in self._init_new_parameter_names() and name not in _keywords(call):
-                    call = with_keyword(call, name, cst.Attribute(cst.Name(str(snapshot)), cst.Name(name)))
+                    call = with_keyword(call, name, cst.Attribute(cst.Name(snapshot), cst.Name(name)))
         if callee == "init_new":
             # The target's required keywords of init_new (0.5.16 on: `return_hidden_states_before_norm`),
             # passed as False unless a write right before the call said otherwise.

@@ -28,12 +28,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Protocol, Sequence
+from typing import Iterable, Mapping, Protocol, Sequence
 
 from mwbmigrate.analysis.release_table import FIRST_RELEASE_ATTRIBUTES, REMOVED_ATTRIBUTES
 from mwbmigrate.runtime.snapshot import CONSUMER_READS, OLD_FIELDS
 
-__all__ = ["ContractBreak", "ContractScope", "in_sglang_package", "owed_breaks"]
+__all__ = ["ContractBreak", "ContractScope", "counted", "describe_causes", "in_sglang_package", "owed_breaks"]
 
 # Every batch attribute some release had: 0.5.12.post1's `ModelWorkerBatch` (whose fields moved),
 # what its consumers read, and every `ScheduleBatch` / `ForwardBatch` attribute from 0.5.13 on.
@@ -69,14 +69,19 @@ class ContractScope:
     owed: int = 0
     elsewhere: Counter[str] = field(default_factory=Counter)
 
-    def describe_elsewhere(self) -> str:
-        """`12 imports, 3 calls`: the breaks left to `verify --against`, by cause."""
-        names = {"import": "import", "call": "call", "attribute": "attribute use", "worker-signature": "worker method"}
-        parts = []
-        for cause, count in sorted(self.elsewhere.items(), key=lambda item: (-item[1], item[0])):
-            name = names.get(cause, cause)
-            parts.append(f"{count} {name}{'' if count == 1 else 's'}")
-        return ", ".join(parts)
+
+_CAUSES = {"import": "import", "call": "call", "attribute": "attribute use", "worker-signature": "worker method"}
+
+
+def counted(number: int, noun: str) -> str:
+    """`1 call`, `3 calls`."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def describe_causes(elsewhere: Mapping[str, int]) -> str:
+    """`12 imports, 3 calls`: the breaks left to `verify --against`, by cause, the most first."""
+    ordered = sorted(elsewhere.items(), key=lambda item: (-item[1], item[0]))
+    return ", ".join(counted(count, _CAUSES.get(cause, cause)) for cause, count in ordered)
 
 
 def never_a_break(found: ContractBreak) -> bool:

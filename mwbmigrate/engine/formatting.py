@@ -27,7 +27,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -286,49 +286,37 @@ def format_result(result: FileResult, formatter: Formatter) -> FileResult:
     is returned as it is. Never raises."""
     if result.status is not FileStatus.CHANGED or result.original is None or result.rewritten is None:
         return result
-    formatted = _formatted(result, formatter)
+    original = result.original
+    # The formatter may touch only what the rewrite changed; isort changes import statements only,
+    # and only where the original was sorted (what the rewrite added or renamed).
+    formatted = _step(
+        result, formatter.name or "the formatter", lambda text: formatter.format(original, text, result.path), True
+    )
     if formatted.unformatted is None and formatter.isort_root is not None:
-        formatted = _sorted(formatted, formatter)
-    if formatted.rewritten == result.original:  # the formatter took the rewrite back: nothing left to write
+        formatted = _step(formatted, "isort", lambda text: formatter.sort_imports(original, text), False)
+    if formatted.rewritten == original:  # the formatter took the rewrite back: nothing left to write
         return replace(formatted, status=FileStatus.UNCHANGED, original=None, rewritten=None)
     return formatted
 
 
-def _formatted(result: FileResult, formatter: Formatter) -> FileResult:
+def _step(result: FileResult, name: str, produce: Callable[[str], str], only_changed_lines: bool) -> FileResult:
+    """`result` with the text `produce` makes of its rewritten text, validated again and its review
+    items relocated; as it was, with why, where that cannot be done."""
     assert result.original is not None and result.rewritten is not None
     try:
-        formatted = formatter.format(result.original, result.rewritten, result.path)
+        text = produce(result.rewritten)
     except Exception as error:  # FormattingFailed, or a surprise: never lose a file to the formatter
         return _left_unformatted(
-            result, str(error) if isinstance(error, FormattingFailed) else f"{formatter.name} failed ({error})"
+            result, str(error) if isinstance(error, FormattingFailed) else f"{name} failed ({error})"
         )
-    if formatted == result.rewritten:
+    if text == result.rewritten:
         return result
-    name = formatter.name or "the formatter"
-    reason = _outside_changes(name, result.original, result.rewritten, formatted) or _invalid(formatted, result)
-    if reason is not None:
-        return _left_unformatted(result, reason)
-    items = _relocated(name, result.review_items, result.rewritten, formatted)
+    outside = _outside_changes(name, result.original, result.rewritten, text) if only_changed_lines else None
+    reason = outside or _invalid(text, result)
+    items = _relocated(name, result.review_items, result.rewritten, text) if reason is None else reason
     if isinstance(items, str):
         return _left_unformatted(result, items)
-    return replace(result, rewritten=formatted, review_items=items)
-
-
-def _sorted(result: FileResult, formatter: Formatter) -> FileResult:
-    """The imports sorted (isort changes import statements only, and only where the original was
-    sorted: what the rewrite added or renamed)."""
-    assert result.original is not None and result.rewritten is not None
-    try:
-        sorted_text = formatter.sort_imports(result.original, result.rewritten)
-    except FormattingFailed as error:
-        return _left_unformatted(result, str(error))
-    if sorted_text == result.rewritten:
-        return result
-    reason = _invalid(sorted_text, result)
-    items = _relocated("isort", result.review_items, result.rewritten, sorted_text) if reason is None else reason
-    if isinstance(items, str):
-        return _left_unformatted(result, items)
-    return replace(result, rewritten=sorted_text, review_items=items)
+    return replace(result, rewritten=text, review_items=items)
 
 
 def _left_unformatted(result: FileResult, reason: str) -> FileResult:

@@ -174,21 +174,25 @@ class Codebase:
         kept = saved.get("facts")
         if isinstance(kept, dict):
             for name, entry in kept.items():
-                if name in self.files:
+                if name in self.files and _kept_entry(entry):
                     self._kept[name] = entry
             self._saved = self.extracted
 
-    def _unpickled(self, name: str, hold: bool = True) -> ModuleFacts:
-        _, data = self._kept[name]
+    def _unpickled(self, name: str, hold: bool = True) -> ModuleFacts | None:
+        """The kept facts of `name`; None (and forgotten) where they do not read back as a module's:
+        its facts are extracted from its text again, as for a module never kept."""
         enabled = gc.isenabled()
         gc.disable()
         try:
-            facts = pickle.loads(data)
+            facts = pickle.loads(self._kept[name][1])
+        except Exception:
+            facts = None
         finally:
             if enabled:
                 gc.enable()
         if not isinstance(facts, ModuleFacts):
-            raise TypeError(f"kept facts of {name} are not a module's")
+            del self._kept[name]
+            return None
         if hold:
             self._facts[name] = facts
         return facts
@@ -258,6 +262,13 @@ class Codebase:
         finally:
             if enabled:
                 gc.enable()
+
+
+def _kept_entry(entry: object) -> bool:
+    """(the needles its text mentions, its facts pickled): what `save_facts` writes for a module."""
+    return (
+        isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], frozenset) and isinstance(entry[1], bytes)
+    )
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from mwbmigrate.engine.contract_scope import ContractScope, in_sglang_package, never_a_break, owed_breaks
+from mwbmigrate.engine.contract_scope import (
+    ContractScope,
+    describe_causes,
+    in_sglang_package,
+    never_a_break,
+    owed_breaks,
+)
 
 
 @dataclass(frozen=True)
@@ -67,9 +73,7 @@ def test_an_attribute_no_release_had_is_no_break() -> None:
 
 
 def test_the_rest_is_described_by_cause() -> None:
-    scope = ContractScope()
-    scope.elsewhere.update({"call": 9, "import": 3, "attribute": 1})
-    assert scope.describe_elsewhere() == "9 calls, 3 imports, 1 attribute use"
+    assert describe_causes({"import": 3, "call": 9, "attribute": 1}) == "9 calls, 3 imports, 1 attribute use"
 
 
 def test_sglang_is_known_by_its_package_not_a_folder_name(tmp_path: Path) -> None:
