@@ -269,7 +269,7 @@ def _contract_check(release_name: str, root: Path, state: _ContractState, consol
             state.note = "no file outside SGLang's own modules to check against the target's contract"
             return {}
         try:
-            release = locate_release(release_name)
+            release = locate_release(release_name, shipped=True)
         except ReleaseUnavailable as error:
             state.note = f"not run ({error}); run `mwbmigrate verify --against {release_name}` once it can be fetched"
             console.print(f"[yellow]warning[/yellow] contract check {escape(state.note)}", markup=True, highlight=False)
@@ -342,7 +342,7 @@ def rewrite(
     contract_check: Optional[bool] = typer.Option(
         None,
         "--contract-check/--no-contract-check",
-        help="Last step of a --target-version run: check the result against the target release's contract (what `verify --against` checks; the wheel is downloaded once into the cache) and mark each break no rule marked (MWB185). Default: on when a target version is given.",
+        help="Last step of a --target-version run: check the result against the target release's contract (what `verify --against` checks; shipped with mwbmigrate for the releases it knows, else read from the wheel, downloaded once into the cache) and mark each break no rule marked (MWB185). Default: on when a target version is given.",
     ),
     runtime: Optional[RuntimeMode] = typer.Option(
         None,

@@ -53,6 +53,7 @@ from mwbmigrate.verify.codebase import ClassRef, Codebase, FuncRef, Resolver, is
 from mwbmigrate.verify.facts import CallShape, CallSite, ClassFacts, FuncFacts, ModuleFacts, Signature
 from mwbmigrate.verify.release import SUBDIR, Release, ReleaseUnavailable, cache_directory, locate_release
 from mwbmigrate.verify.scope import ChangedScope, ScopeUnavailable, changed_scope, subtract_baseline
+from mwbmigrate.verify.shipped_contract import shipped_release
 
 __all__ = [
     "AgainstReport",
@@ -924,6 +925,8 @@ def breaks_by_file(mismatches: Iterable[Mismatch]) -> dict[Path, list[Mismatch]]
 
 def _release_codebase(release: Release) -> Codebase:
     """The release's codebase, with the facts an earlier run kept (`save_facts` keeps new ones)."""
+    if release.shipped:
+        return _codebase(release.root, release.label)
     codebase = _codebase(release.root)
     if not codebase.extracted:
         codebase.load_facts(facts_file(release.root))
@@ -940,10 +943,17 @@ _CODEBASES: dict[str, Codebase] = {}
 _KEEP = 2  # codebases kept in this process: a release and a tree or two, facts extracted once
 
 
-def _codebase(root: Path) -> Codebase:
-    """One codebase per folder in this process (its facts are extracted once), the last few kept."""
-    key = str(root.resolve())
-    fresh = Codebase(root)
+def _codebase(root: Path, shipped: Optional[str] = None) -> Codebase:
+    """One codebase per folder in this process (its facts are extracted once), the last few kept.
+    `shipped`: the version whose shipped contract `root` names."""
+    key = f"shipped:{shipped}" if shipped is not None else str(root.resolve())
+    if shipped is not None:
+        contract = shipped_release(shipped)
+        if contract is None:
+            raise ReleaseUnavailable(f"{shipped}: no contract shipped for this release")
+        fresh = Codebase.shipped(contract, root)
+    else:
+        fresh = Codebase(root)
     codebase = _CODEBASES.pop(key, None)
     if codebase is None or codebase.stamp != fresh.stamp:
         codebase = fresh

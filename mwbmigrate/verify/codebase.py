@@ -20,19 +20,18 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Iterator, Mapping, Optional, Union
 
-from mwbmigrate.verify.facts import NEEDLES, ClassFacts, FuncFacts, ModuleFacts, extract
+from mwbmigrate.verify.facts import NEEDLES, ClassFacts, FuncFacts, ModuleFacts, extract, is_sglang
+
+if TYPE_CHECKING:
+    from mwbmigrate.verify.shipped_contract import ShippedRelease
 
 __all__ = ["ClassRef", "Codebase", "FuncRef", "ModRef", "Ref", "Resolver", "is_sglang"]
 
 _FACTS_FORMAT = 2
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
 _SAFE_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol"})
-
-
-def is_sglang(module: str) -> bool:
-    return module == "sglang" or module.startswith("sglang.")
 
 
 def module_name(root: Path, relative: Path) -> tuple[str, bool]:
@@ -52,9 +51,12 @@ def module_name(root: Path, relative: Path) -> tuple[str, bool]:
 class Codebase:
     """The Python files under `root`, their facts extracted on demand (once)."""
 
-    def __init__(self, root: Path, only: Optional[Path] = None, overlay: Optional[Mapping[Path, bytes]] = None) -> None:
+    def __init__(
+        self, root: Path, only: Optional[Path] = None, overlay: Optional[Mapping[Path, bytes]] = None, walk: bool = True
+    ) -> None:
         """`only`: a single file under `root` (a tree given as one file). `overlay`: the text of some
-        files (by resolved path) as it would be, read instead of the file (a rewrite not yet written)."""
+        files (by resolved path) as it would be, read instead of the file (a rewrite not yet written).
+        `walk=False`: no file is indexed (`shipped`)."""
         self.root = root
         self._overlay = dict(overlay or {})
         self.files: dict[str, Path] = {}
@@ -71,7 +73,8 @@ class Codebase:
             for p in self._overlay
             if not p.exists() and root.resolve() in p.parents
         ]
-        for path in [only] if only is not None else [*self._walk(root), *absent]:
+        walked = [] if not walk else [only] if only is not None else [*self._walk(root), *absent]
+        for path in walked:
             name, is_package = module_name(root, path.relative_to(root))
             if not name or name in self.files:
                 continue
@@ -90,6 +93,21 @@ class Codebase:
         self.prefixes = {".".join(m.split(".")[:i]) for m in self.files for i in range(1, m.count(".") + 1)}
         self._suffixes: Optional[dict[str, list[str]]] = None
         self.unparsed: list[str] = []
+        self._shipped: Optional["ShippedRelease"] = None
+
+    @classmethod
+    def shipped(cls, release: "ShippedRelease", root: Path) -> "Codebase":
+        """A release's codebase from the contract shipped with mwbmigrate (`shipped_contract.py`):
+        its modules' facts, decoded when first asked for; `root` names it (no file is read)."""
+        codebase = cls(root, overlay=None, only=None, walk=False)
+        codebase._shipped = release
+        for name in release.names:
+            codebase.files[name] = root / release.display(name)
+            if release.is_package(name):
+                codebase.packages.add(name)
+        codebase.prefixes = {".".join(m.split(".")[:i]) for m in codebase.files for i in range(1, m.count(".") + 1)}
+        codebase.stamp = release.digest
+        return codebase
 
     @staticmethod
     def _walk(root: Path) -> Iterator[Path]:
@@ -138,6 +156,8 @@ class Codebase:
         facts = self._facts.get(name)
         if facts is None and name in self._kept:
             facts = self._unpickled(name)
+        if facts is None and self._shipped is not None:
+            facts = self._facts[name] = self._shipped.facts(name)
         if facts is None:
             facts = extract(self.source(name), name, self.display(name), name in self.packages)
             if facts.error is not None:
@@ -205,7 +225,7 @@ class Codebase:
 
     def save_facts(self, path: Path) -> None:
         """Write the facts extracted so far (atomically), when there are new ones."""
-        if self.extracted <= getattr(self, "_saved", 0):
+        if self._shipped is not None or self.extracted <= getattr(self, "_saved", 0):
             return
         kept = dict(self._kept)
         for name, facts in self._facts.items():
@@ -248,6 +268,10 @@ class Codebase:
                         continue
                     # Not held: a pass over a release reads most of it, and keeps little.
                     known = self._unpickled(name, hold=False)
+                if known is None and self._shipped is not None:
+                    if needles and not self._shipped.mentions(name) & set(needles):
+                        continue
+                    known = self._shipped.facts(name)  # not held, as kept facts are not
                 if known is not None:
                     if not needles or known.mentions & set(needles):
                         yield known

@@ -29,6 +29,7 @@ __all__ = [
     "TypedName",
     "dotted",
     "extract",
+    "is_sglang",
 ]
 
 # Attribute names under which SGLang keeps a worker: a call `X.<receiver>.<method>(...)` is a call
@@ -255,6 +256,11 @@ class ModuleFacts:
     def class_named(self, name: str) -> Optional[ClassFacts]:
         found = self.classes.get(name)
         return found[0] if found and len(found) == 1 else None
+
+
+def is_sglang(module: str) -> bool:
+    """Whether a module name is in SGLang's namespace (`sglang`, `sglang.*`)."""
+    return module == "sglang" or module.startswith("sglang.")
 
 
 def extract(source: bytes, name: str, display: str, is_package: bool) -> ModuleFacts:

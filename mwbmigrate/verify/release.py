@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional
 
+from mwbmigrate.verify.shipped_contract import CONTRACT_FILE, shipped_versions
+
 __all__ = ["ReleaseUnavailable", "Release", "cache_directory", "locate_release"]
 
 CACHE_DIR_ENV = "MWBMIGRATE_CACHE_DIR"
@@ -51,6 +53,9 @@ class Release:
 
     root: Path
     label: str  # what to call it in reports: the version (read from the release when given a path)
+    # Read from the contract shipped with mwbmigrate (`shipped_contract.py`), not from a wheel:
+    # `root` then names it, and holds no file.
+    shipped: bool = False
 
 
 def cache_directory() -> Path:
@@ -73,10 +78,13 @@ def package_root(folder: Path) -> Optional[Path]:
     return None
 
 
-def locate_release(against: str, cache_dir: Optional[Path] = None) -> Release:
-    """Resolve `--against` to an unpacked release, downloading or unpacking it when needed."""
+def locate_release(against: str, cache_dir: Optional[Path] = None, shipped: bool = False) -> Release:
+    """Resolve `--against` to an unpacked release, downloading or unpacking it when needed.
+    `shipped`: a version whose contract ships with mwbmigrate is read from it (no network, no wheel)."""
     cache = (cache_dir or cache_directory()) / SUBDIR
     path = Path(against).expanduser()
+    if shipped and not path.exists() and against in shipped_versions():
+        return Release(CONTRACT_FILE.parent / "contracts" / against, against, shipped=True)
     if path.is_dir():
         root = package_root(path)
         if root is None:

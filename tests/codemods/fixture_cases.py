@@ -7,7 +7,7 @@ SGLang's own `schedule_batch.py`. `after-<version>.py` (optional) is the expecte
 read at every snapshot site, marked where unproven: the output before the window allowlist); a file `live-batch`
 in the case folder runs every expectation of the case with `--live-batch`; `after-clear-emptied.py` is for
 `--clear-emptied-batches`. A file `contract` holding a release runs the case as `rewrite
---target-version RELEASE` does, its contract check included, against the real release's wheel
+--target-version RELEASE` does, its contract check included, against the contract shipped for that release
 (after-RELEASE.py). The whole pipeline runs, as a user would see it, including the
 second pass (keyword callers) fed with the signatures the first pass renamed in the same file.
 """
@@ -44,15 +44,16 @@ def migrate(text: str, path: str = DEFAULT_PATH, options: TransformOptions | Non
 
 def migrate_with_contract(text: str, path: str, target: str) -> str:
     """`rewrite --target-version TARGET` on the module alone in a folder, its contract check
-    (against the real release's wheel, downloaded once) included."""
+    (against the contract shipped for the release, as `rewrite` checks it) included."""
     import tempfile
 
     from mwbmigrate.engine.runner import run_rewrite
     from mwbmigrate.verify.against import breaks_by_file, check_rewritten
     from mwbmigrate.verify.release import locate_release
-    from sglang_corpus import sglang_tree
 
-    release = locate_release(str(sglang_tree(target)))
+    # The contract shipped with mwbmigrate, as `rewrite` reads it (tests/corpus/test_corpus_shipped_contract.py
+    # holds it to the wheels).
+    release = locate_release(target, shipped=True)
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         (root / path).parent.mkdir(parents=True, exist_ok=True)

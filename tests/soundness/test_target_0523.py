@@ -57,9 +57,10 @@ def rewrite(text: str) -> Migration:
     from mwbmigrate.engine.runner import run_rewrite
     from mwbmigrate.verify.against import breaks_by_file, check_rewritten
     from mwbmigrate.verify.release import locate_release
-    from sglang_corpus import sglang_tree
 
-    release = locate_release(str(sglang_tree(TARGET)))
+    # The contract shipped with mwbmigrate, as `rewrite` reads it (tests/corpus/test_corpus_shipped_contract.py
+    # holds it to the wheels).
+    release = locate_release(TARGET, shipped=True)
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         (root / "plugin").mkdir()
