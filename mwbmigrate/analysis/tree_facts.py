@@ -181,7 +181,10 @@ class WindowFactsScan:
         self._method: str | None = None
         self._between: str | None = None
 
-    def feed(self, path: str, data: bytes) -> None:
+    def feed(self, path: str, data: bytes, location: str | None = None) -> None:
+        """`path`: the file as reports name it; `location`: where it is (its resolved path), which
+        tells SGLang's own modules also when the tree was given below its `sglang/` folder."""
+        where_it_is = location if location is not None else path
         if self._patched is None and (b"init_new" in data or b"ForwardBatch" in data):
             found = _PATCH.search(data)
             if found is not None:
@@ -194,7 +197,7 @@ class WindowFactsScan:
                 hits += _HOOK_DEFINED.finditer(data)
             for hit in sorted(hits, key=lambda h: h.start()):
                 name = next(g for g in hit.groups() if g is not None).decode()
-                if any(path.endswith(module) and name == upstream for module, upstream in _UPSTREAM_HITS):
+                if any(where_it_is.endswith(module) and name == upstream for module, upstream in _UPSTREAM_HITS):
                     continue
                 where = f"{path}:{_line(data, hit.start())} `{name}`"
                 self._code = self._code or where

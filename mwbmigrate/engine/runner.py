@@ -111,7 +111,7 @@ def _noting_definitions(
             data = discovered.data if discovered.data is not None else read_regular_file(discovered.path)
         except UnreadableFile:
             continue
-        window.feed(discovered.display_path, data)
+        window.feed(discovered.display_path, data, Path(discovered.path).resolve().as_posix())
         for name in RENAMED_KEYWORD_METHODS:
             if f"def {name}".encode() in data and name not in defined:
                 if not ModuleLocation(Path(discovered.path).as_posix(), options.extra_modules).inside_sglang:
