@@ -1379,6 +1379,40 @@ _CODES = (
         target_version="0.5.14",
     ),
     _code(
+        "MWB188",
+        "a worker override whose signature the rewrite cannot adapt: a decorator's wrapper, a function installed in the class body, a mixin of workers of different kinds",
+        """The target's callers pass the worker's `forward_batch_generation` keywords besides the
+        batch (`on_publish=` 0.5.14 on, `capture_hidden_mode=` 0.5.16 on, ...). A method defined in
+        the worker's class body gains them (MWB157), but here the callers reach something else
+        first: the wrapper of a decorator that is not one of the few known to hand every argument
+        on (`torch.no_grad`, `torch.inference_mode`, `abstractmethod`, ...), or a function assigned
+        in the class body (`forward_batch_generation = traced_forward`), whose signature lives
+        elsewhere. A wrapper or function that takes only the batch raises `TypeError` at the
+        target; one that takes them may still not hand them on. A mixin mixed into workers of
+        different kinds (a `TpModelWorker` subclass and an EAGLE worker) runs as the override of
+        both, which the callers pass different keywords: no one signature takes both.""",
+        """
+        from sglang.srt.speculative.eagle_worker_v2 import EAGLEWorkerV2
+        from .tracing import traced
+
+        class MyEagle(EAGLEWorkerV2):
+            @traced
+            def forward_batch_generation(self, batch):
+                return super().forward_batch_generation(batch)
+        """,
+        """
+        class MyEagle(EAGLEWorkerV2):
+            @traced
+            def forward_batch_generation(self, batch, on_publish=None):  # mwbmigrate: MWB188 `@traced` wraps this worker override: …  # mwbmigrate: MWB157 `forward_batch_generation` now takes `on_publish=None`: …
+                return super().forward_batch_generation(batch, on_publish=on_publish)
+        """,
+        """Make the wrapper, the installed function or the mixin's override take `**kwargs` and hand
+        them on to what it wraps or to `super()`, or give it the parameters the target's callers
+        pass and hand each one on as a method's own `super()` call does.""",
+        "worker-signatures",
+        target_version="0.5.14",
+    ),
+    _code(
         "MWB181",
         "a write of an attribute of the old object that `ScheduleBatch` does not have: a stray attribute",
         """Setting `token_type_ids`, `dimensions`, `return_pooled_hidden_states`,

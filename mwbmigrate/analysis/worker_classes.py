@@ -12,6 +12,7 @@ replaces them, so none is a stand-in.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import libcst as cst
@@ -217,8 +218,12 @@ class _Returns(cst.CSTVisitor):
             self.names.add(node.value.value)
 
 
-def worker_classes(module: cst.Module, inside_sglang: bool) -> dict[str, WorkerClass]:
-    """The module's top-level classes that stand in for an SGLang worker, by name."""
+def worker_classes(
+    module: cst.Module, inside_sglang: bool, project: Mapping[str, WorkerClass | None] | None = None
+) -> dict[str, WorkerClass]:
+    """The module's top-level classes that stand in for an SGLang worker, by name. `project`: what
+    the project's other modules decide of this module's classes (`project_classes.ProjectWorkers`:
+    a worker, or None for a class that is no single kind), which wins over the module alone."""
     if inside_sglang:
         return {}
     statements = _module_statements(module)
@@ -251,14 +256,41 @@ def worker_classes(module: cst.Module, inside_sglang: bool) -> dict[str, WorkerC
             )
         if entry is not None:
             found[name] = entry
-    found.update(_mixins(classes, found))
+    found.update(_mixins(classes, found)[0])
+    for name, decided in (project or {}).items():
+        if name not in classes:
+            continue
+        if decided is None:
+            found.pop(name, None)
+        else:
+            found[name] = decided
     return found
 
 
-def _mixins(classes: dict[str, cst.ClassDef], workers: dict[str, WorkerClass]) -> dict[str, WorkerClass]:
+def undecided_mixins(
+    module: cst.Module, inside_sglang: bool, project: Mapping[str, WorkerClass | None] | None = None
+) -> set[str]:
+    """The module's mixins that override the worker method and are mixed into workers of different
+    kinds, in this module or (`project`) across the project's: no one signature takes what SGLang
+    passes each of them."""
+    if inside_sglang:
+        return set()
+    statements = _module_statements(module)
+    classes = {s.name.value: s for s in statements if isinstance(s, cst.ClassDef)}
+    local = _mixins(classes, worker_classes(module, inside_sglang))[1]
+    decided = project or {}
+    return {name for name in local if decided.get(name) is None} | {
+        name for name, worker in decided.items() if worker is None and name in classes
+    }
+
+
+def _mixins(
+    classes: dict[str, cst.ClassDef], workers: dict[str, WorkerClass]
+) -> tuple[dict[str, WorkerClass], set[str]]:
     """Mixins of the module that override the worker method: `class W(Mixin, EAGLEWorkerV2)` runs
     `Mixin.forward_batch_generation` as W's, and its `super()` reaches what W's own base is (the
-    mixin has no base of its own). A mixin mixed into workers of different kinds stays unknown."""
+    mixin has no base of its own). A mixin mixed into workers of different kinds stays unknown
+    (the second set)."""
     found: dict[str, WorkerClass] = {}
     conflicting: set[str] = set()
     for name, node in classes.items():
@@ -276,7 +308,7 @@ def _mixins(classes: dict[str, cst.ClassDef], workers: dict[str, WorkerClass]) -
             if found.get(local, entry) != entry:
                 conflicting.add(local)
             found[local] = entry
-    return {name: entry for name, entry in found.items() if name not in conflicting}
+    return {name: entry for name, entry in found.items() if name not in conflicting}, conflicting
 
 
 def worker_boundaries(since: str) -> tuple[str, ...]:

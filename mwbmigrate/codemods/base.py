@@ -14,6 +14,7 @@ from mwbmigrate.analysis.isolation import ProjectCallers
 from mwbmigrate.analysis.nodes import NodeSet
 from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_PARAMETER, ModuleLocation, refers_to_old_class
 from mwbmigrate.analysis.positions import LocalPositions
+from mwbmigrate.analysis.project_classes import ProjectWorkers
 from mwbmigrate.analysis.signatures import ProjectSignatures
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, TARGET_VERSIONS, targets_between
 from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFacts
@@ -71,6 +72,7 @@ class MigrationState:
     renamed_signatures: set[tuple[str, str, str]] = field(default_factory=set)
     project_signatures: ProjectSignatures = field(default_factory=ProjectSignatures)  # pass 2 (keyword-callers)
     project_callers: ProjectCallers = field(default_factory=ProjectCallers)  # analysis.isolation, rule I2
+    project_workers: ProjectWorkers = field(default_factory=ProjectWorkers)  # analysis.project_classes
     suggestions: dict[tuple[str, str], str] = field(default_factory=dict)  # (code, reason) -> suggestion
     # Classes of this module that define their own `get_model_worker_batch` (adapters, fakes).
     local_method_owners: frozenset[str] | None = None
@@ -513,7 +515,13 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
     @classmethod
     def applies_to(cls, text: str, state: MigrationState) -> bool:
         """A cheap textual test: False means this codemod cannot change the module (skipped)."""
-        return any(trigger in text for trigger in cls.TRIGGERS)
+        return any(trigger in text for trigger in cls.TRIGGERS) or cls.triggered_by_project(state)
+
+    @classmethod
+    def triggered_by_project(cls, state: MigrationState) -> bool:
+        """Whether what the project's other modules show (a class of this module that is a worker
+        through them) makes the module one this codemod acts on, whatever of its TRIGGERS it names."""
+        return False
 
     def transform_module(self, tree: cst.Module) -> cst.Module:
         wrapper = self.state.metadata_for(tree)

@@ -146,7 +146,9 @@ class PassOverridesAsArguments(MigrationCodemod):
     def visit_Module(self, node: cst.Module) -> None:
         self._default_indent = node.default_indent
         # Inside SGLang's package too: its own spec workers are no more a target worker than a fork's.
-        self._workers = worker_classes(node, inside_sglang=False)
+        self._workers = worker_classes(
+            node, inside_sglang=False, project=self.state.project_workers.of_module(self.state.location.path)
+        )
         for statement in node.body:
             if isinstance(statement, cst.ClassDef):
                 self._module_names.add(statement.name.value)

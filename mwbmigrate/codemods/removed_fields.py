@@ -126,7 +126,9 @@ class RewriteRemovedFields(MigrationCodemod):
     def visit_Module(self, node: cst.Module) -> None:
         # SGLang's own modules are left alone: the rebase onto the target replaces them.
         self._skip = self.state.location.inside_sglang
-        self._workers = set(worker_classes(node, self._skip))
+        self._workers = set(
+            worker_classes(node, self._skip, self.state.project_workers.of_module(self.state.location.path))
+        )
         self._own_names = {
             *(f.name.value for f in m.findall(node, m.FunctionDef())),  # type: ignore[attr-defined]
             *(

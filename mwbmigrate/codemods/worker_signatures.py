@@ -25,6 +25,9 @@ Reported:
             parameters the method gained, and where they are handed on
     MWB159  a gained parameter whose value the caller needs acted on (`on_publish`,
             `grammar_barrier`, `capture_hidden_mode`, `return_kv_loc_plan`) is not handed on
+    MWB188  an override the callers reach through code this codemod does not adapt: a decorator
+            of the project's or a library's own (its wrapper decides what binds), or a function
+            installed in the class body (`forward_batch_generation = traced_forward`)
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from mwbmigrate.analysis.worker_classes import (
     WorkerClass,
     accepts,
     caller_parameters,
+    undecided_mixins,
     worker_boundaries,
     worker_classes,
 )
@@ -61,7 +65,7 @@ from mwbmigrate.codemods._call_layout import (
     with_keyword,
     with_keyword_only_parameter_appended,
 )
-from mwbmigrate.codemods.base import MigrationCodemod
+from mwbmigrate.codemods.base import MigrationCodemod, MigrationState
 
 _EMPTY = cst.SimpleWhitespace("")
 _SPACE = cst.SimpleWhitespace(" ")
@@ -95,7 +99,7 @@ class MatchWorkerCallers(MigrationCodemod):
     # worker methods (a worker shaped like `TpModelWorker`, analysis.worker_classes).
     TRIGGERS = (*SGLANG_WORKERS, REGISTRY_CLASS, SHAPED_WORKER_METHOD)
     BODY_WORDS = (WORKER_METHOD,)
-    REVIEW_CODES = ("MWB157", "MWB159")
+    REVIEW_CODES = ("MWB157", "MWB159", "MWB188")
     SINCE = DEFAULT_TARGET_VERSION
     BOUNDARIES = worker_boundaries(DEFAULT_TARGET_VERSION)
     METADATA_DEPENDENCIES = ()
@@ -109,22 +113,87 @@ class MatchWorkerCallers(MigrationCodemod):
         self._grown: set[int] = set()  # ids of calls given a keyword: laid out again when too long
         self._handed_mapping: dict[int, str] = {}  # overrides whose `**mapping` super() gets (by id)
         self._patched: dict[str, str | None] = {}  # module function installed as a worker method -> the saved original
+        self._undecided: set[str] = set()  # mixins of workers of different kinds (MWB188)
+
+    @classmethod
+    def triggered_by_project(cls, state: MigrationState) -> bool:
+        """A mixin or a registered worker whose module names no SGLang worker, or a mixin of workers of
+        different kinds (analysis/project_classes.py)."""
+        return bool(state.project_workers.of_module(state.location.path))
 
     def visit_Module(self, node: cst.Module) -> None:
         self._default_indent = node.default_indent
-        self._workers = worker_classes(node, self.state.location.inside_sglang)
+        self._workers = worker_classes(
+            node, self.state.location.inside_sglang, self.state.project_workers.of_module(self.state.location.path)
+        )
         self._patched = _patched_worker_methods(node)
+        self._undecided = undecided_mixins(
+            node, self.state.location.inside_sglang, self.state.project_workers.of_module(self.state.location.path)
+        )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._frames.append(self._override(node))
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        """`forward_batch_generation = some_function` in a worker's body: the function is the
+        override, and this codemod adapts only methods defined in a worker's class body."""
+        worker = self._workers.get(node.name.value)
+        passed = self._caller_names(worker)
+        if worker is None or not passed or not isinstance(node.body, cst.IndentedBlock):
+            return
+        for statement in node.body.body:
+            if not m.matches(
+                statement, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(m.Name(WORKER_METHOD))])])
+            ):
+                continue
+            value = cst.ensure_type(cst.ensure_type(statement, cst.SimpleStatementLine).body[0], cst.Assign).value
+            self.review(
+                statement,
+                "MWB188",
+                f"`{_code(value).strip()}` is installed as this worker's `{WORKER_METHOD}`: SGLang "
+                f"{self.state.target_version} passes it {passed}, which only a method defined here is "
+                f"given; it must take {_them(passed)} and hand {_them(passed)} on",
+            )
+
+    def _caller_names(self, worker: WorkerClass | None) -> str:
+        """What the target's callers pass a worker of this kind besides the batch, as a marker names it."""
+        if worker is None:
+            return ""
+        return ", ".join(f"`{p.name}`" for p in caller_parameters(worker, self.state.target_version))
+
+    def _wrapped_by(self, node: cst.FunctionDef, worker: WorkerClass) -> None:
+        """A decorator whose wrapper the callers' keywords pass through first (MWB188): only a
+        few library decorators are known to take any arguments and hand them all on."""
+        passed = self._caller_names(worker)
+        for decorator in node.decorators:
+            target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+            name = _code(target).strip()
+            if passed and name not in _PASS_THROUGH_DECORATORS:
+                self.review(
+                    node,
+                    "MWB188",
+                    f"`@{name}` wraps this worker override: SGLang {self.state.target_version} passes "
+                    f"{passed} through its wrapper, which must take {_them(passed)} and hand {_them(passed)} on",
+                )
+                return
 
     def _override(self, node: cst.FunctionDef) -> _Override | None:
         owner = self.parent(node)
         cls = self.parent(owner) if isinstance(owner, cst.IndentedBlock) else None
         if node.name.value != WORKER_METHOD or not isinstance(cls, cst.ClassDef):
             return None
+        if cls.name.value in self._undecided and node.params.star_kwarg is None:
+            self.review(
+                node,
+                "MWB188",
+                f"`{cls.name.value}` is mixed into workers of different kinds, which SGLang "
+                f"{self.state.target_version} passes different keywords: no one signature takes both; "
+                "take `**kwargs` and hand them on",
+            )
         worker = self._workers.get(cls.name.value)
         params = node.params
+        if worker is not None:
+            self._wrapped_by(node, worker)
         if worker is not None and isinstance(params.star_kwarg, cst.Param):
             self._swallowed(node, worker, params.star_kwarg.name.value)
         if worker is None or params.star_kwarg is not None or len(params.posonly_params) + len(params.params) < 2:
@@ -370,6 +439,29 @@ def _reads_only_own_keys(body: cst.BaseSuite, mapping: str, passed: frozenset[st
             first = element.value if isinstance(element, cst.Index) else None
         keys.append(first.evaluated_value if isinstance(first, cst.SimpleString) else None)
     return len(uses) == len(own) and all(isinstance(k, str) and k not in passed for k in keys)
+
+
+def _them(names: str) -> str:
+    """How a marker refers back to the keywords `_caller_names` listed."""
+    return "them" if "," in names else "it"
+
+
+# Decorators that take any arguments and hand them all on to the method (or change no call at all).
+_PASS_THROUGH_DECORATORS = frozenset(
+    {
+        "abstractmethod",
+        "abc.abstractmethod",
+        "override",
+        "typing.override",
+        "typing_extensions.override",
+        "torch.no_grad",
+        "torch.inference_mode",
+        "torch.enable_grad",
+        "torch.compiler.disable",
+        "torch._dynamo.disable",
+        "DynamicGradMode",
+    }
+)
 
 
 def _patched_worker_methods(module: cst.Module) -> dict[str, str | None]:

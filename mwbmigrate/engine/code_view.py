@@ -24,7 +24,7 @@ import tokenize
 import warnings
 
 from mwbmigrate.analysis.old_api import TYPE_COMMENT
-from mwbmigrate.codemods.base import MigrationCodemod
+from mwbmigrate.codemods.base import MigrationCodemod, MigrationState
 from mwbmigrate.codemods.docstrings import OLD_FLOW
 from mwbmigrate.engine.source import source_lines
 
@@ -95,7 +95,10 @@ def code_view(text: str) -> str | None:
     return "".join(view)
 
 
-def triggered(codemod: type[MigrationCodemod], view: str) -> bool:
-    """Whether one of the codemod's TRIGGERS is in code (a codemod without any is always triggered)."""
+def triggered(codemod: type[MigrationCodemod], view: str, state: MigrationState | None = None) -> bool:
+    """Whether one of the codemod's TRIGGERS is in code (a codemod without any is always triggered),
+    or the project's facts about the module make it act (`triggered_by_project`)."""
     triggers = getattr(codemod, "TRIGGERS", ())
-    return not triggers or any(trigger in view for trigger in triggers)
+    if not triggers or any(trigger in view for trigger in triggers):
+        return True
+    return state is not None and codemod.triggered_by_project(state)

@@ -57,7 +57,8 @@ def needs_parsing(
     if view is None:
         return True
     return any(
-        options.runs(codemod) and triggered(codemod, view) and codemod.applies_to(text, state) for codemod in codemods
+        options.runs(codemod) and triggered(codemod, view, state) and codemod.applies_to(text, state)
+        for codemod in codemods
     )
 
 

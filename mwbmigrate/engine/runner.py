@@ -22,6 +22,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from mwbmigrate.analysis.isolation import scan_callers
 from mwbmigrate.analysis.old_api import ModuleLocation
+from mwbmigrate.analysis.project_classes import ProjectClassScan
 from mwbmigrate.analysis.signatures import ProjectSignatures, RenamedSignature, module_parts
 from mwbmigrate.analysis.target_versions import RENAMED_KEYWORD_METHODS
 from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFactsScan, own_worker_batch_fields
@@ -100,22 +101,29 @@ def _text_after_pass_one(result: FileResult, data: bytes | None) -> str:
 
 
 def _noting_definitions(
-    files: Iterable[DiscoveredFile], options: TransformOptions, defined: set[str], window: WindowFactsScan
+    files: Iterable[DiscoveredFile],
+    options: TransformOptions,
+    defined: set[str],
+    window: WindowFactsScan,
+    classes: ProjectClassScan,
 ) -> Iterator[bytes]:
     """Every readable file's bytes, noting in `defined` which of SGLang's methods whose keywords a
     release renamed the tree defines outside SGLang's own modules: a call on a receiver nothing
-    types may then be the tree's own method (removed-fields); and feeding `window` what breaks a
-    snapshot window's proof anywhere in the tree (analysis/tree_facts.py)."""
+    types may then be the tree's own method (removed-fields); feeding `window` what breaks a
+    snapshot window's proof anywhere in the tree (analysis/tree_facts.py), and `classes` the
+    modules outside SGLang's own package (analysis/project_classes.py)."""
     for discovered in files:
         try:
             data = discovered.data if discovered.data is not None else read_regular_file(discovered.path)
         except UnreadableFile:
             continue
         window.feed(discovered.display_path, data, Path(discovered.path).resolve().as_posix())
+        location = ModuleLocation(Path(discovered.path).as_posix(), options.extra_modules)
+        if not location.inside_sglang:
+            classes.feed(location.path, discovered.display_path, data)
         for name in RENAMED_KEYWORD_METHODS:
-            if f"def {name}".encode() in data and name not in defined:
-                if not ModuleLocation(Path(discovered.path).as_posix(), options.extra_modules).inside_sglang:
-                    defined.add(name)
+            if f"def {name}".encode() in data and name not in defined and not location.inside_sglang:
+                defined.add(name)
         yield data
 
 
@@ -426,14 +434,17 @@ def run_rewrite(
     jobs = jobs or default_jobs()
     defined: set[str] = set()
     window = WindowFactsScan()
+    classes = ProjectClassScan()
     request_mirror, own_fields = _schedule_batch_facts(discovery.files, options)
     options = replace(
         options,
         request_mirror=request_mirror,
         own_worker_batch_fields=own_fields,
-        project_callers=scan_callers(_noting_definitions(discovery.files, options, defined, window)),
+        project_callers=scan_callers(_noting_definitions(discovery.files, options, defined, window, classes)),
     )
-    options = replace(options, project_defines=frozenset(defined), window_facts=window.facts())
+    options = replace(
+        options, project_defines=frozenset(defined), window_facts=window.facts(), project_workers=classes.workers()
+    )
 
     def file_options(base: TransformOptions, path: Path, display_path: str) -> TransformOptions:
         return options_for_file(base, path, display_path) if vendor_runtime else base

@@ -18,6 +18,7 @@ from libcst.metadata import CodeRange, MetadataWrapper
 from mwbmigrate.analysis.isolation import ProjectCallers
 from mwbmigrate.analysis.old_api import ModuleLocation
 from mwbmigrate.analysis.positions import LocalPositions
+from mwbmigrate.analysis.project_classes import ProjectWorkers
 from mwbmigrate.analysis.signatures import ProjectSignatures
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, DerivedRelease, register_release
 from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFacts, scan_window_facts
@@ -62,6 +63,8 @@ class TransformOptions:
     extra_modules: tuple[str, ...] = ()
     project_signatures: ProjectSignatures = field(default_factory=ProjectSignatures)  # pass 2: renamed project-wide
     project_callers: ProjectCallers = field(default_factory=ProjectCallers)  # who calls what takes the old object
+    # The project's worker classes across its modules (analysis/project_classes.py), read in the pre-pass.
+    project_workers: ProjectWorkers = field(default_factory=ProjectWorkers)
     collapse_compat: bool = False  # rewrite version-gated compatibility code to the new API too
     live_batch: bool = False  # read the live batch at every snapshot the allowlist does not prove, marked
     clear_emptied_batches: bool = False  # req-pool-mirror also clears an emptied batch's metadata (PR 28514)
@@ -153,6 +156,7 @@ def migration_state(path: str, options: TransformOptions) -> MigrationState:
         disabled_codemods=options.disabled,
         project_signatures=options.project_signatures,
         project_callers=options.project_callers,
+        project_workers=options.project_workers,
         target_version=options.target_version,
         runtime_module=options.runtime_module,
         request_mirror=options.request_mirror,
@@ -192,7 +196,7 @@ class CodeGate:
         view = code_view(text)
         if view is None:
             return cls(None)
-        return cls(frozenset(c for c in codemods if c not in CODEMODS or triggered(c, view)))
+        return cls(frozenset(c for c in codemods if c not in CODEMODS or triggered(c, view, state)))
 
     def admits(self, codemod: type[MigrationCodemod]) -> bool:
         return self.admitted is None or codemod in self.admitted
