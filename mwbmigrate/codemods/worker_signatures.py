@@ -208,8 +208,11 @@ class MatchWorkerCallers(MigrationCodemod):
         """An override whose `**mapping` takes what SGLang passes but never hands the mapping on.
         With one call to its base's forward (`super()`) that takes every such keyword and passes none
         of them itself, the mapping is handed on there (on 0.5.12 the caller passed nothing else, so
-        nothing changes); else what the worker must act on is dropped, reported (MWB159)."""
+        nothing changes); else what the worker must act on is dropped, reported (MWB159). A
+        speculative worker that hands the mapping to its target worker hands it keywords only a
+        speculative worker takes: reported (MWB159), since the target raises `TypeError`."""
         if m.findall(node.body, m.Arg(star="**", value=m.Name(mapping))):
+            self._handed_to_target(node, worker, mapping)
             return
         taken = {p.name.value for p in all_params(node.params)}
         passed = [p.name for p in caller_parameters(worker, self.state.target_version) if p.name not in taken]
@@ -236,6 +239,34 @@ class MatchWorkerCallers(MigrationCodemod):
             f"{self.state.target_version} but nothing hands `{mapping}` on: dropped here "
             f"({'; '.join(ACTED_ON[n] for n in dropped)})",
         )
+
+    def _handed_to_target(self, node: cst.FunctionDef, worker: WorkerClass, mapping: str) -> None:
+        if worker.kind != SPEC_WORKER:
+            return
+        handed = m.findall(
+            node.body,
+            m.Call(
+                func=_TARGET_WORKER_CALL, args=[m.ZeroOrMore(), m.Arg(star="**", value=m.Name(mapping)), m.ZeroOrMore()]
+            ),
+        )
+        if not handed:
+            return
+        taken = {p.name.value for p in all_params(node.params)}
+        target = self.state.target_version
+        rejected = [
+            p.name
+            for p in caller_parameters(worker, target)
+            if p.name not in taken and not accepts(worker, p.name, target, through_super=False)
+        ]
+        if rejected:
+            names = ", ".join(f"`{name}`" for name in rejected)
+            self.review(
+                node,
+                "MWB159",
+                f"`**{mapping}` takes {names} from SGLang {target} and hands {_them(names)} to the target "
+                f"worker, which takes none of them: `TypeError`; act on {_them(names)} here and hand on only "
+                "what the target worker takes",
+            )
 
     def _hand_on_mapping(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         mapping = self._handed_mapping.pop(id(original))
