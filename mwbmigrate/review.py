@@ -1413,6 +1413,31 @@ _CODES = (
         target_version="0.5.14",
     ),
     _code(
+        "MWB189",
+        "a call into an API the target changed, made where the rewrite cannot see its keywords",
+        """The target renamed a keyword of a method (`filter_batch`'s `chunked_req_to_exclude`
+        became `reqs_to_exclude` in 0.5.22) or requires a new one (`ForwardBatch.init_new`'s
+        `return_hidden_states_before_norm`, 0.5.23). The rewrite renames or adds it in every call
+        it sees, but here the keywords come from a `**mapping` whose keys it cannot read, or the
+        function is taken as a value (`functools.partial(ForwardBatch.init_new, ...)`, a table of
+        builders) and called elsewhere: a key that still names the old keyword, or a call that
+        lacks the required one, raises `TypeError` at the target.""",
+        """
+        def drop_finished(batch: ScheduleBatch, options):
+            batch.filter_batch(**options)
+        """,
+        """
+        def drop_finished(batch: ScheduleBatch, options):
+            batch.filter_batch(**options)  # mwbmigrate: MWB189 `filter_batch(**options)`: SGLang 0.5.22 renamed its keyword …
+        """,
+        """Rename the key where the mapping is built (`reqs_to_exclude`), or pass the required
+        keyword where the function is bound (`functools.partial(ForwardBatch.init_new, ...,
+        return_hidden_states_before_norm=False)`).""",
+        "removed-fields",
+        "override-arguments",
+        target_version="0.5.22",
+    ),
+    _code(
         "MWB181",
         "a write of an attribute of the old object that `ScheduleBatch` does not have: a stray attribute",
         """Setting `token_type_ids`, `dimensions`, `return_pooled_hidden_states`,

@@ -120,7 +120,7 @@ class PassOverridesAsArguments(MigrationCodemod):
     SUMMARY = "With --target-version 0.5.16 or later: an override write right before `ForwardBatch.init_new` / `forward_batch_generation` becomes its keyword argument."
     TRIGGERS = OLD_API
     BODY_WORDS = ("init_new", PASS_THROUGH_FUNCTION, *ONE_SHOT_OVERRIDES)  # applies_to's words
-    REVIEW_CODES = ("MWB138", "MWB139", "MWB140")
+    REVIEW_CODES = ("MWB138", "MWB139", "MWB140", "MWB189")
     REQUIRES = REPORTS
     SINCE = next(v for v in TARGET_VERSIONS if overrides_are_arguments(v))  # applies_to's test
     METADATA_DEPENDENCIES = ()
@@ -260,6 +260,24 @@ class PassOverridesAsArguments(MigrationCodemod):
         if call is not updated_node:
             self._grown.add(call)
         return call
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        """`ForwardBatch.init_new` taken as a value (`functools.partial(ForwardBatch.init_new, ...)`,
+        a table of builders): the calls through it are not calls of it this codemod sees."""
+        if not m.matches(node, m.Attribute(value=m.Name("ForwardBatch"), attr=m.Name("init_new"))):
+            return
+        parent = self.parent(node)
+        required = self._required_init_new_keywords()
+        if (isinstance(parent, cst.Call) and parent.func is node) or not required:
+            return
+        names = ", ".join(f"`{name}`" for name in required)
+        self.review(
+            node,
+            "MWB189",
+            f"`ForwardBatch.init_new` taken as a value: SGLang {self.state.target_version} requires {names}, "
+            "which the calls through it do not pass and this rewrite cannot add; pass "
+            f"{'it' if len(required) == 1 else 'them'} where it is bound (`functools.partial(..., {required[0]}=False)`)",
+        )
 
     def _init_new_parameter_names(self) -> set[str]:
         return {p.name for p in init_new_parameters(self.state.target_version)}

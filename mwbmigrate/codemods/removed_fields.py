@@ -33,7 +33,7 @@ import libcst.matchers as m
 from libcst.codemod import CodemodContext
 
 from mwbmigrate.analysis.receivers import all_params
-from mwbmigrate.analysis.target_versions import removed_attributes, renamed_keywords
+from mwbmigrate.analysis.target_versions import RENAMED_KEYWORD_METHODS, removed_attributes, renamed_keywords
 from mwbmigrate.analysis.worker_classes import WORKER_METHOD, worker_classes
 from mwbmigrate.codemods.base import MigrationCodemod
 
@@ -105,8 +105,9 @@ class RewriteRemovedFields(MigrationCodemod):
     CODE = "MWB017"
     NAME = "removed-fields"
     SUMMARY = "`batch.is_spec_v2` -> `not batch.spec_algorithm.is_none()`, `filter_batch(chunked_req_to_exclude=)` -> `reqs_to_exclude=`, and reads of other fields the target removed reported."
-    TRIGGERS = (SPEC_V2_FIELD, "chunked_req_to_exclude", *REPORTED_READS)
-    REVIEW_CODES = ("MWB158",)
+    # A method whose keyword a release renamed: a `**mapping` it is called with may hold the old one.
+    TRIGGERS = (SPEC_V2_FIELD, "chunked_req_to_exclude", *REPORTED_READS, *sorted(RENAMED_KEYWORD_METHODS))
+    REVIEW_CODES = ("MWB158", "MWB189")
     SINCE = "0.5.14"  # the first release that removed one of them
     BOUNDARIES = ("0.5.16", "0.5.19", "0.5.20", "0.5.22")
     METADATA_DEPENDENCIES = ()
@@ -257,6 +258,7 @@ class RewriteRemovedFields(MigrationCodemod):
             return updated_node
         method = func.attr.value
         renames_anywhere = not self._skip and method not in self._own_names and method not in self.state.project_defines
+        self._unseen_keywords(original_node, method, renames_anywhere or self._holds(func.value, method))
         if not self._holds(func.value, method) and not (
             renames_anywhere
             and any(a.keyword is not None and (method, a.keyword.value) in self._renamed for a in original_node.args)
@@ -269,6 +271,23 @@ class RewriteRemovedFields(MigrationCodemod):
             for arg in updated_node.args
         ]
         return updated_node.with_changes(args=args)
+
+    def _unseen_keywords(self, call: cst.Call, method: str, on_the_batch: bool) -> None:
+        """`batch.filter_batch(**options)` with a mapping whose keys this codemod cannot see: one of
+        them may be a keyword the target renamed (MWB189)."""
+        renamed = sorted((old, new) for (name, old), new in self._renamed.items() if name == method)
+        if not renamed or not on_the_batch:
+            return
+        for arg in call.args:
+            if arg.star == "**" and not isinstance(arg.value, cst.Dict):
+                pairs = ", ".join(f"`{old}` to `{new}`" for old, new in renamed)
+                self.review(
+                    call,
+                    "MWB189",
+                    f"`{method}(**{cst.Module([]).code_for_node(arg.value).strip()})`: SGLang {self.state.target_version} renamed its "
+                    f"keyword {pairs}, and a key of this mapping this rewrite cannot see may still name the old one",
+                )
+                return
 
     def _by_string(
         self, original: cst.Call, updated: cst.Call, builtin: str, field: str, since: str
