@@ -137,7 +137,10 @@ def statement_markers(statement: cst.CSTNode) -> str:
 
 
 def _marker_above(statement: cst.CSTNode) -> str:
-    lines = getattr(statement, "leading_lines", ())
+    # A decorated definition's marker stands between its decorators and its `def` (the line that
+    # starts it, where engine/marker_layout.py lifts a long marker to).
+    decorated = bool(getattr(statement, "decorators", ()))
+    lines = getattr(statement, "lines_after_decorators" if decorated else "leading_lines", ())
     block: list[str] = []
     for line in reversed(lines):
         text = line.comment.value if line.comment is not None else ""
