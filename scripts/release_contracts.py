@@ -33,7 +33,7 @@ from mwbmigrate.verify.against import ReleaseModel  # noqa: E402
 from mwbmigrate.verify.codebase import Codebase  # noqa: E402
 from mwbmigrate.verify.facts import ModuleFacts  # noqa: E402
 from mwbmigrate.verify.shipped_contract import (  # noqa: E402
-    CONTRACT_FILE,
+    CONTRACT_DIR,
     prune,
     shipped_release,
     write_contracts,
@@ -73,7 +73,7 @@ def differences(version: str, regenerated: dict[str, ModuleFacts]) -> list[str]:
     """How the shipped contract of `version` differs from what its wheel gives (empty: it does not)."""
     shipped = shipped_release(version)
     if shipped is None:
-        return [f"{version}: not in {CONTRACT_FILE.name}"]
+        return [f"{version}: not in {CONTRACT_DIR.name}/"]
     found: list[str] = []
     for name in sorted(shipped.names.keys() | regenerated.keys()):
         if name not in shipped.names:
@@ -97,21 +97,27 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.check:
         found = [line for version, modules in releases.items() for line in differences(version, modules)]
         if args.only is None:
-            data = write_contracts(releases)
-            if CONTRACT_FILE.read_bytes() != data:
-                found.append(f"{CONTRACT_FILE.name} is not what the wheels give, byte for byte")
+            files = write_contracts(releases)
+            if {p.name: p.read_bytes() for p in CONTRACT_DIR.glob("contracts-*.xz")} != files:
+                found.append(f"{CONTRACT_DIR.name}/ is not what the wheels give, byte for byte")
         for line in found[:40]:
             print(line)
         if found:
             print(f"{len(found)} differences: run scripts/release_contracts.py to write it again", file=sys.stderr)
             return 1
-        print(f"{CONTRACT_FILE.name} is what the wheels of {', '.join(versions)} give")
+        print(f"{CONTRACT_DIR.name}/ is what the wheels of {', '.join(versions)} give")
         return 0
     if args.only is not None:
         parser.error("--only is for --check: the file holds every release")
-    data = write_contracts(releases)
-    CONTRACT_FILE.write_bytes(data)
-    print(f"wrote {CONTRACT_FILE.relative_to(REPO_ROOT)}: {len(data):,} bytes, {len(versions)} releases")
+    files = write_contracts(releases)
+    CONTRACT_DIR.mkdir(exist_ok=True)
+    for stale in CONTRACT_DIR.glob("contracts-*.xz"):
+        if stale.name not in files:
+            stale.unlink()
+    for name, data in files.items():
+        (CONTRACT_DIR / name).write_bytes(data)
+    sizes = ", ".join(f"{name} {len(data):,} bytes" for name, data in files.items())
+    print(f"wrote {CONTRACT_DIR.relative_to(REPO_ROOT)}/: {sizes}; {len(versions)} releases")
     return 0
 
 

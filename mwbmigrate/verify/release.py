@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional
 
-from mwbmigrate.verify.shipped_contract import CONTRACT_FILE, shipped_versions
+from mwbmigrate.verify.shipped_contract import CONTRACT_DIR, shipped_versions
 
 __all__ = ["ReleaseUnavailable", "Release", "cache_directory", "locate_release"]
 
@@ -84,7 +84,7 @@ def locate_release(against: str, cache_dir: Optional[Path] = None, shipped: bool
     cache = (cache_dir or cache_directory()) / SUBDIR
     path = Path(against).expanduser()
     if shipped and not path.exists() and against in shipped_versions():
-        return Release(CONTRACT_FILE.parent / "contracts" / against, against, shipped=True)
+        return Release(CONTRACT_DIR / against, against, shipped=True)
     if path.is_dir():
         root = package_root(path)
         if root is None:

@@ -1,7 +1,7 @@
 """The contracts shipped with mwbmigrate: what `verify --against` reads of each release it knows,
 pruned, so that `rewrite --target-version VERSION` checks its result with no network and no wheel.
 
-`scripts/release_contracts.py` writes `contracts.xz` next to this module from the published
+`scripts/release_contracts.py` writes `contracts/contracts-N.xz` next to this module from the published
 wheels (and CI checks it against them, as it checks `analysis/release_table.py`). For each release
 from 0.5.13 on it keeps every module's facts (`verify/facts.py`) except what the contract step
 never reads of a release:
@@ -21,6 +21,7 @@ import functools
 import hashlib
 import json
 import lzma
+import zlib
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Optional
 
@@ -38,7 +39,7 @@ from mwbmigrate.verify.facts import (
 )
 
 __all__ = [
-    "CONTRACT_FILE",
+    "CONTRACT_DIR",
     "FORMAT",
     "ShippedRelease",
     "decode_module",
@@ -49,7 +50,10 @@ __all__ = [
     "write_contracts",
 ]
 
-CONTRACT_FILE = Path(__file__).resolve().parent / "contracts.xz"
+CONTRACT_DIR = Path(__file__).resolve().parent / "contracts"
+# The modules are spread over a few files by their name (each file well under 2 MB): every version
+# of one module stays in one file, side by side, which is what the compression feeds on.
+SHARDS = 3
 FORMAT = 1
 Encoded = list[Any]
 
@@ -298,16 +302,32 @@ def _within_sglang(binding: Binding) -> Binding:
     return Binding(binding.kind, binding.target, binding.attr, 0, binding.conditional)
 
 
-# -- the file ------------------------------------------------------------------------------------
-# One xz stream of lines: a header (the format, the releases), a line per module of each release,
+# -- the files -----------------------------------------------------------------------------------
+# Each file is one xz stream of lines: a header (the format, the releases), a line per module of each release,
 # `@version TAB name TAB key`, then one line per distinct module facts, `key TAB mentions TAB path
 # TAB json`, in
 # order of module name and release: the versions of one module sit side by side, which is what
 # makes thirteen releases compress to about what one does. A reader streams it and keeps only the
 # lines of the release it reads, each decoded when first asked for.
-def write_contracts(releases: Mapping[str, Mapping[str, ModuleFacts]]) -> bytes:
-    """The file's bytes for `releases` (version -> module name -> pruned facts): deterministic, so
-    that a check can compare them with the checked-in file byte for byte."""
+def write_contracts(releases: Mapping[str, Mapping[str, ModuleFacts]]) -> dict[str, bytes]:
+    """The files for `releases` (version -> module name -> pruned facts), by name: deterministic, so
+    that a check can compare them with the checked-in files byte for byte."""
+    return {
+        f"contracts-{shard}.xz": _write_shard(
+            {
+                version: {name: facts for name, facts in by_name.items() if _shard(name) == shard}
+                for version, by_name in releases.items()
+            }
+        )
+        for shard in range(SHARDS)
+    }
+
+
+def _shard(module: str) -> int:
+    return zlib.crc32(module.encode()) % SHARDS
+
+
+def _write_shard(releases: Mapping[str, Mapping[str, ModuleFacts]]) -> bytes:
     lines: dict[str, tuple[str, str, str]] = {}  # key -> (module name, mentions, json)
     index: dict[str, dict[str, str]] = {}
     order = {version: position for position, version in enumerate(releases)}
@@ -391,38 +411,52 @@ def _header(path: Path) -> Optional[dict[str, Any]]:
     return header
 
 
+def _files(folder: Path) -> list[Path]:
+    return sorted(folder.glob("contracts-*.xz"))
+
+
 @functools.lru_cache(maxsize=1)
-def shipped_versions(path: Path = CONTRACT_FILE) -> tuple[str, ...]:
-    """The releases whose contract ships with this installation."""
-    header = _header(path)
-    return tuple(header["releases"]) if header is not None else ()
+def shipped_versions(folder: Path = CONTRACT_DIR) -> tuple[str, ...]:
+    """The releases whose contract ships with this installation (every file must name the same)."""
+    headers = [_header(path) for path in _files(folder)]
+    if not headers or any(h is None or h["releases"] != headers[0]["releases"] for h in headers):  # type: ignore[index]
+        return ()
+    return tuple(headers[0]["releases"])  # type: ignore[index]
 
 
 @functools.lru_cache(maxsize=2)
-def shipped_release(version: str, path: Path = CONTRACT_FILE) -> Optional[ShippedRelease]:
+def shipped_release(version: str, folder: Path = CONTRACT_DIR) -> Optional[ShippedRelease]:
     """The contract of `version` as shipped, or None when this installation has none for it."""
-    if version not in shipped_versions(path):
+    if version not in shipped_versions(folder):
         return None
-    tag = f"@{version}".encode()
     names: dict[str, str] = {}
     kept: dict[str, tuple[frozenset[bytes], str, bytes]] = {}
-    wanted: Optional[set[str]] = None
     try:
-        lines = _lines_of(path)
-        next(lines, b"")
-        for line in lines:
-            if line.startswith(b"@"):
-                release, name, key = line.split(b"\t")
-                if release == tag:
-                    names[name.decode()] = key.decode()
-                continue
-            if wanted is None:  # the names come first: the release's keys are all known here
-                wanted = set(names.values())
-            key, mentions, display, text = line.split(b"\t", 3)
-            if key.decode() in wanted:
-                kept[key.decode()] = (frozenset(m for m in mentions.split(b",") if m), display.decode(), text)
+        for path in _files(folder):
+            _read_release(path, version, names, kept)
     except (OSError, ValueError, lzma.LZMAError):
         return None
     if not names or kept.keys() != set(names.values()):
         return None
     return ShippedRelease(version, names, kept)
+
+
+def _read_release(
+    path: Path, version: str, names: dict[str, str], kept: dict[str, tuple[frozenset[bytes], str, bytes]]
+) -> None:
+    """Add one file's modules of `version` to `names` (module -> key) and `kept` (key -> its line)."""
+    tag = f"@{version}".encode()
+    wanted: Optional[set[str]] = None
+    lines = _lines_of(path)
+    next(lines, b"")
+    for line in lines:
+        if line.startswith(b"@"):
+            release, name, key = line.split(b"\t")
+            if release == tag:
+                names[name.decode()] = key.decode()
+            continue
+        if wanted is None:  # the names come first: the release's keys are all known here
+            wanted = set(names.values())
+        key, mentions, display, text = line.split(b"\t", 3)
+        if key.decode() in wanted:
+            kept[key.decode()] = (frozenset(m for m in mentions.split(b",") if m), display.decode(), text)

@@ -1,4 +1,4 @@
-"""`mwbmigrate/verify/contracts.xz` is what `scripts/release_contracts.py` reads from the wheels, and
+"""`mwbmigrate/verify/contracts/` is what `scripts/release_contracts.py` reads from the wheels, and
 the contract step finds the same breaks with it as with the wheel.
 
 CI reads 0.5.13 and 0.5.23, the two wheels the other corpus tests download anyway: each release's

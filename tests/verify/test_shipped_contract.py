@@ -92,8 +92,9 @@ def test_pruning_keeps_a_workers_calls_of_its_own_methods_and_the_writes_on_type
 def test_a_release_reads_back_only_its_own_modules(tmp_path: Path) -> None:
     one, two = facts(), extract(b"X = 1\n", "sglang.srt.extra", "sglang/srt/extra.py", False)
     changed = extract(MODULE + b"\nY = 2\n", "sglang.srt.managers.example", "sglang/srt/managers/example.py", False)
-    path = tmp_path / "contracts.xz"
-    path.write_bytes(write_contracts({"1.0": {one.name: one}, "2.0": {changed.name: changed, two.name: two}}))
+    path = tmp_path
+    for name, data in write_contracts({"1.0": {one.name: one}, "2.0": {changed.name: changed, two.name: two}}).items():
+        (path / name).write_bytes(data)
     assert shipped_versions.__wrapped__(path) == ("1.0", "2.0")
     first, second = shipped_release.__wrapped__("1.0", path), shipped_release.__wrapped__("2.0", path)
     assert first is not None and second is not None
@@ -104,12 +105,16 @@ def test_a_release_reads_back_only_its_own_modules(tmp_path: Path) -> None:
 
 
 def test_a_damaged_file_ships_no_release(tmp_path: Path) -> None:
-    path = tmp_path / "contracts.xz"
-    path.write_bytes(write_contracts({"1.0": {facts().name: facts()}})[:-40])
-    assert shipped_release.__wrapped__("1.0", path) is None
-    path.write_bytes(lzma.compress(b'{"format": 0, "releases": ["1.0"]}\n'))
-    assert shipped_versions.__wrapped__(path) == ()
-    assert shipped_versions.__wrapped__(tmp_path / "absent.xz") == ()
+    files = write_contracts({"1.0": {facts().name: facts()}})
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    assert shipped_release.__wrapped__("1.0", tmp_path) is not None
+    damaged = next(name for name, data in files.items() if len(data) > 200)
+    (tmp_path / damaged).write_bytes(files[damaged][:-40])
+    assert shipped_release.__wrapped__("1.0", tmp_path) is None
+    (tmp_path / damaged).write_bytes(lzma.compress(b'{"format": 0, "releases": ["1.0"]}\n'))
+    assert shipped_versions.__wrapped__(tmp_path) == ()  # one file of another format: none ships
+    assert shipped_versions.__wrapped__(tmp_path / "absent") == ()
 
 
 def test_every_release_of_the_release_table_ships_its_contract() -> None:
