@@ -88,15 +88,16 @@ class _FileView:
         return statement, _text(self.new_lines, statement) not in self.kept
 
 
-def _twin(new_tree: Path, path: str, whole_package: bool) -> Path | None:
-    """Upstream's migrated copy of the file at `path` (relative to the migrated tree), if any."""
+def _twin(new_tree: Path, root_name: str, path: str, whole_package: bool) -> Path | None:
+    """Upstream's migrated copy of the file at `path` (relative to the migrated tree, whose folder is
+    called `root_name`: a tree given as its `sglang/` folder itself has it there), if any."""
     if whole_package:
         return new_tree / path
-    parts = Path(path).parts
+    parts = (root_name, *Path(path).parts)
     if "sglang" not in parts[:-1]:
         return None
     below = parts[len(parts) - 1 - parts[::-1].index("sglang") :]
-    twin = new_tree.joinpath(*below[1:])
+    twin = new_tree.joinpath(*below)
     return twin if twin.is_file() else None
 
 
@@ -119,7 +120,7 @@ def main() -> int:
         path = str(entry["path"])
         if path not in rewritten:
             continue
-        upstream = _twin(new_tree, path, whole_package)
+        upstream = _twin(new_tree, old_tree.resolve().name, path, whole_package)
         view = _FileView(
             rewritten[path],
             upstream.read_text(encoding="utf-8-sig") if upstream is not None and upstream.is_file() else "",

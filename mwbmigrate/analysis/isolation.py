@@ -24,9 +24,11 @@ through another name during the forward (it sees the write where it saw the copy
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
+from mwbmigrate.analysis.one_call_away import OneCallAway, one_call_away
 from mwbmigrate.analysis.target_versions import at_least
 
 # The workers 0.5.13 isolates whole: the V2 workers of EAGLE, EAGLE3 and STANDALONE, and the draft
@@ -65,10 +67,12 @@ def isolated_workers(target: str) -> frozenset[str]:
 @dataclass(frozen=True)
 class ProjectCallers:
     """Where the tree calls each function that takes the old object: its name -> the classes whose
-    methods call it, each with its bases as written ("" for a call outside any class)."""
+    methods call it, each with its bases as written ("" for a call outside any class); and what the
+    call sites of the tree's helpers prove one call away (analysis/one_call_away.py)."""
 
     sites: Mapping[str, frozenset[tuple[str, tuple[str, ...]]]] = field(default_factory=dict)
     complete: bool = True  # False when a module naming the old API could not be read: any function may be called there
+    one_call_away: OneCallAway = field(default_factory=OneCallAway)
 
     def callers_of(self, name: str) -> frozenset[tuple[str, tuple[str, ...]]]:
         return self.sites.get(name, frozenset())
@@ -83,8 +87,10 @@ def scan_callers(sources: Iterable[bytes]) -> ProjectCallers:
     name the old API can hand the old object on, so only those are parsed."""
     trees = []
     complete = True
+    named_elsewhere: set[bytes] = set()  # the identifiers of every module not parsed
     for data in sources:
         if not any(word in data for word in _OLD_WORDS):
+            named_elsewhere.update(_IDENTIFIER.findall(_FULL_LINE_COMMENT.sub(b"", data)))
             continue
         try:
             trees.append(ast.parse(data))
@@ -92,24 +98,36 @@ def scan_callers(sources: Iterable[bytes]) -> ProjectCallers:
             complete = False  # LibCST may still migrate it (another Python's syntax): its calls are unknown
             continue
     takes_old = {
-        node.name
+        node.name: parameter
         for tree in trees
         for node in ast.walk(tree)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _takes_old_object(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and (parameter := _old_object_parameter(node)) is not None
     }
     sites: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
     for tree in trees:
-        _collect_calls(tree, ("", ()), takes_old, sites)
-    return ProjectCallers({name: frozenset(found) for name, found in sorted(sites.items())}, complete)
-
-
-def _takes_old_object(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
-    return any(
-        argument.arg == "model_worker_batch"
-        or (argument.annotation is not None and "ModelWorkerBatch" in ast.unparse(argument.annotation))
-        for argument in arguments
+        _collect_calls(tree, ("", ()), set(takes_old), sites)
+    found = {name: frozenset(found) for name, found in sorted(sites.items())}
+    return ProjectCallers(
+        found, complete, one_call_away(trees, takes_old, named_elsewhere) if complete else OneCallAway()
     )
+
+
+_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+# A line that is a comment alone names nothing the code can reach (inside a triple-quoted string it
+# is part of a string that also holds a `#`, which no name equals).
+_FULL_LINE_COMMENT = re.compile(rb"(?m)^[ \t]*#[^\n]*")
+
+
+def _old_object_parameter(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The parameter that takes the old object: named `model_worker_batch` or annotated with the class."""
+    arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+    for argument in arguments:
+        if argument.arg == "model_worker_batch" or (
+            argument.annotation is not None and "ModelWorkerBatch" in ast.unparse(argument.annotation)
+        ):
+            return argument.arg
+    return None
 
 
 def _collect_calls(

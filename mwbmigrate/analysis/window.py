@@ -93,6 +93,10 @@ class _RequestChanges(_Scan):
         super().__init__()
         self.fields_only = fields_only
         self.handoffs = handoffs
+        self.skipped: set[int] = set()  # ids of statements not to read (`changes_requests`' window end)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return id(node) not in self.skipped and super().on_visit(node)
 
     def _target(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Attribute) and target.attr.value in REQUEST_FIELDS:
@@ -272,9 +276,101 @@ def changes_request_fields(module: cst.Module) -> str | None:
     return _scan(module, _RequestChanges(fields_only=False, handoffs=False))
 
 
-def changes_requests(function: cst.FunctionDef) -> str | None:
-    """The first place in the function that may change what the old method read from the requests."""
-    return _scan(function.body, _RequestChanges(fields_only=False))
+def changes_requests(function: cst.FunctionDef, window_end: cst.CSTNode | None = None) -> str | None:
+    """The first place in the function that may change what the old method read from the requests.
+    With `window_end` (the last statement of the snapshot's block that uses it), what comes after it
+    is left out: by then the forward has read the requests, and a snapshot taken again (a loop) is new."""
+    visitor = _RequestChanges(fields_only=False)
+    if window_end is not None:
+        visitor.skipped = _after(function, window_end)
+    return _scan(function.body, visitor)
+
+
+def window_end(function: cst.FunctionDef, binding: cst.CSTNode, name: str, scope: Scope) -> cst.CSTNode | None:
+    """The last statement of `binding`'s block that uses the snapshot `name` binds there, when `name`
+    is bound once, used nowhere else, and never kept: each use reads an attribute of it or hands it
+    to a call (as the old object was handed to the worker), none is in a nested function or lambda.
+    None otherwise: a snapshot kept in a name, a container or a closure may reach a forward later."""
+    assignments = list(scope.assignments[name])
+    block = _block_of(function, binding)
+    if len(assignments) != 1 or block is None:
+        return None
+    references = {id(reference.node) for reference in assignments[0].references}
+    if not references <= _read_or_handed(function, name):
+        return None
+    start = next(i for i, s in enumerate(block) if s is binding)
+    end: cst.CSTNode = binding
+    seen: set[int] = set()
+    for statement in block[start + 1 :]:
+        found = _node_ids(statement) & references
+        if found:
+            end, seen = statement, seen | found
+    return end if seen == references else None
+
+
+def _read_or_handed(function: cst.FunctionDef, name: str) -> set[int]:
+    """The ids of the `name` nodes of the function whose value an attribute read takes, or that are
+    a call's argument, outside nested functions and lambdas."""
+    found: set[int] = set()
+
+    class _Finder(cst.CSTVisitor):
+        depth = 0
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self.depth += 1
+
+        def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+            self.depth -= 1
+
+        def visit_Lambda(self, node: cst.Lambda) -> None:
+            self.depth += 1
+
+        def leave_Lambda(self, original_node: cst.Lambda) -> None:
+            self.depth -= 1
+
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if self.depth == 0 and _names(node.value, frozenset({name})):
+                found.add(id(node.value))
+
+        def visit_Arg(self, node: cst.Arg) -> None:
+            if self.depth == 0 and not node.star and _names(node.value, frozenset({name})):
+                found.add(id(node.value))
+
+    function.body.visit(_Finder())
+    return found
+
+
+def _after(function: cst.FunctionDef, statement: cst.CSTNode) -> set[int]:
+    """The ids of the statements that follow `statement` in its block and in every block around it,
+    up to the function's own (a handler or `finally` of a `try` around it is not among them: it may
+    run while the window is open)."""
+    after: set[int] = set()
+
+    class _Finder(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.path: list[cst.CSTNode] = []
+            self.found: list[cst.CSTNode] | None = None
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if self.found is not None:
+                return False
+            self.path.append(node)
+            if node is statement:
+                self.found = list(self.path)
+            return self.found is None
+
+        def on_leave(self, original_node: cst.CSTNode) -> None:
+            if self.found is None:
+                self.path.pop()
+
+    finder = _Finder()
+    function.body.visit(finder)
+    path = finder.found or []
+    for outer, inner in zip(path, path[1:], strict=False):
+        if isinstance(outer, cst.IndentedBlock):
+            index = next(i for i, s in enumerate(outer.body) if s is inner)
+            after.update(id(s) for s in outer.body[index + 1 :])
+    return after
 
 
 def reflects_on_signatures(module: cst.Module) -> str | None:

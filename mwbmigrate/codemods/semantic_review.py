@@ -34,6 +34,7 @@ from mwbmigrate.analysis.old_api import (
     OVERRIDE_ARGUMENT,
     union_members,
 )
+from mwbmigrate.analysis.one_call_away import EXTEND_MODE_TESTS, passed_at
 from mwbmigrate.analysis.override_sites import (
     CONSUMING_CALLS,
     CORE_RUNTIME,
@@ -152,23 +153,6 @@ def _bound_names(target: cst.BaseExpression) -> list[str]:
 
 
 # ForwardMode tests true only in modes where the old object carried the extend lengths:
-# `get_model_worker_batch` set them to None exactly when `forward_mode.is_decode_or_idle()`.
-# (0.5.12.post1's `ForwardMode`: each of these is true in no decode or idle mode.)
-_EXTEND_MODE_TESTS = frozenset(
-    {
-        "is_extend",
-        "is_extend_or_draft_extend_or_mixed",
-        "is_target_verify",
-        "is_prefill",
-        "is_draft_extend",
-        "is_draft_extend_v2",
-        "is_mixed",
-        "is_split_prefill",
-        "is_dllm_extend",
-    }
-)
-
-
 def _proves_extend(test: cst.BaseExpression, holds_old: set[str], scan: _FunctionScan) -> bool:
     """Whether `test` being true proves the old object's forward mode was neither decode nor idle."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
@@ -180,7 +164,7 @@ def _proves_extend(test: cst.BaseExpression, holds_old: set[str], scan: _Functio
     if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
         return False
     method = call.func.attr.value
-    if (method == "is_decode_or_idle") != negated or (not negated and method not in _EXTEND_MODE_TESTS):
+    if (method == "is_decode_or_idle") != negated or (not negated and method not in EXTEND_MODE_TESTS):
         return False
     return _is_old_forward_mode(call.func.value, holds_old, scan)
 
@@ -286,14 +270,29 @@ class ReportSemanticRisks(MigrationCodemod):
         node.visit(scan)
         consuming = sorted(self._line(call) for call, _ in scan.calls if callee_name(call) in CONSUMING_CALLS)
         self._plan_moves(node, facts, accesses, consuming)
+        holds_old = {access.value for access in accesses} | set(facts.aliases)
+        # A helper that consumes the overrides on the batch it is handed counts where an override is
+        # judged consumed, never where override-moves plans a move: it moves nothing next to one.
+        consuming = sorted(
+            [*consuming, *(self._line(call) for call, _ in scan.calls if self._consumes_one_call_away(call, holds_old))]
+        )
         overridden = {
             name
             for name, bindings in facts.bindings.items()
             if any(b.call is not None and override_argument(b.call) is not None for b in bindings)
         }
+        # Where each override field is set again: a forward after that consumes the new value.
+        sets: dict[str, list[int]] = {}
+        for call, _ in scan.calls:
+            if old_method_call(call) is not None and override_argument(call) is not None:
+                sets.setdefault(OVERRIDE_ARGUMENT, []).append(self._line(call))
+        for target, _ in scan.writes:
+            if target.value in accesses and target.attr.value in ONE_SHOT_OVERRIDES:
+                sets.setdefault(target.attr.value, []).append(self._line(target))
         for call, statement in scan.calls:
             if old_method_call(call) is not None and override_argument(call) is not None:
-                self._check_consumed(call, statement, consuming, f"`{OLD_METHOD}({OVERRIDE_ARGUMENT}=...)`")
+                until = self._set_again(call, sets[OVERRIDE_ARGUMENT])
+                self._check_consumed(call, statement, consuming, f"`{OLD_METHOD}({OVERRIDE_ARGUMENT}=...)`", until)
                 value = override_argument(call)
                 if isinstance(value, cst.Attribute) and value.attr.value == OVERRIDE_ARGUMENT:
                     self.review(
@@ -311,7 +310,8 @@ class ReportSemanticRisks(MigrationCodemod):
             field = target.attr.value
             if target.value in accesses:
                 if field in ONE_SHOT_OVERRIDES:
-                    self._check_consumed(target, statement, consuming, f"`{field}` override")
+                    until = self._set_again(target, sets[field])
+                    self._check_consumed(target, statement, consuming, f"`{field}` override", until)
                 elif self._undone_by_isolation(node, cst.ensure_type(target.value, cst.Name).value):
                     self.review(
                         statement,
@@ -331,7 +331,6 @@ class ReportSemanticRisks(MigrationCodemod):
                     "MWB107",
                     "`ScheduleBatch.seq_lens_cpu_cache` written as a persistent cache; in 0.5.13 it is a one-shot override",
                 )
-        holds_old = {access.value for access in accesses} | set(facts.aliases)
         for attribute, statement in scan.reads:
             receiver = cst.ensure_type(attribute.value, cst.Name)  # the scan keeps reads of a name's attribute only
             field = attribute.attr.value
@@ -359,14 +358,41 @@ class ReportSemanticRisks(MigrationCodemod):
                     "MWB104",
                     "`seq_lens_cpu` reflected the override on the old object; read forward_batch.seq_lens_cpu after init_new",
                 )
-            elif field in UNGATED_FIELDS and not any(
-                _proves_extend(test, holds_old, scan) for test in scan.gates.get(id(attribute), ())
+            elif (
+                field in UNGATED_FIELDS
+                and not any(_proves_extend(test, holds_old, scan) for test in scan.gates.get(id(attribute), ()))
+                and not self._gated_one_call_up(node, receiver.value, facts)
             ):
                 self.review(
                     statement,
                     "MWB105",
                     f"`{field}` was None in decode/idle on the old object; ScheduleBatch's field is not gated",
                 )
+
+    def _consumes_one_call_away(self, call: cst.Call, holds_old: set[str]) -> bool:
+        """A call of a helper that consumes the overrides on the batch it is handed (analysis/
+        one_call_away.py), handed a name that holds the old object. Not where the target passes
+        the overrides as arguments: there `init_new` consumes no field of the batch."""
+        if overrides_are_arguments(self.state.target_version):
+            return False
+        parameter = self.state.project_callers.one_call_away.consumers.get(callee_name(call) or "")
+        if parameter is None or isinstance(call.func, cst.Attribute) != parameter.method:
+            return False
+        if any(argument.star for argument in call.args):
+            return False
+        positional: list[object] = [a.value for a in call.args if a.keyword is None]
+        keywords: dict[str, object] = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        passed = passed_at(positional, keywords, parameter)
+        return isinstance(passed, cst.Name) and passed.value in holds_old
+
+    def _gated_one_call_up(self, function: cst.FunctionDef, receiver: str, facts: FunctionFacts) -> bool:
+        """`receiver` is the parameter of a helper that every call in the tree hands an old object
+        whose forward mode it has tested to be neither decode nor idle, and the helper never binds it
+        again (analysis/one_call_away.py)."""
+        parameter = self.state.project_callers.one_call_away.extend_gated.get(function.name.value)
+        if parameter is None or parameter.name != receiver or facts.scope is None:
+            return False
+        return len(list(facts.scope.assignments[receiver])) == 1
 
     def _undone_by_isolation(self, function: cst.FunctionDef, receiver: str) -> bool:
         """Rules I1 and I2 of analysis.isolation: a write through a parameter of a method of a worker
@@ -418,9 +444,16 @@ class ReportSemanticRisks(MigrationCodemod):
                 names.add(param.name.value)
         return names
 
-    def _check_consumed(self, node: cst.CSTNode, statement: cst.CSTNode, consuming: list[int], what: str) -> None:
+    def _set_again(self, node: cst.CSTNode, lines: list[int]) -> int | None:
+        """The line where the override `node` sets is next set again, if any."""
         line = self._line(node)
-        after = [c for c in consuming if c >= line]
+        return min((other for other in lines if other > line), default=None)
+
+    def _check_consumed(
+        self, node: cst.CSTNode, statement: cst.CSTNode, consuming: list[int], what: str, until: int | None
+    ) -> None:
+        line = self._line(node)
+        after = [c for c in consuming if c >= line and (until is None or c < until)]
         if not after:
             self.review(
                 statement,

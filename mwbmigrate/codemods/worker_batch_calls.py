@@ -50,6 +50,7 @@ from mwbmigrate.analysis.window import (
     changes_requests,
     reflection_reached,
     reflects_on_signatures,
+    window_end,
     writes_override_reset,
 )
 from mwbmigrate.codemods._shared import bound_name, function_facts, receivers_with_own_method
@@ -315,7 +316,9 @@ class DropWorkerBatchCalls(MigrationCodemod):
                 )
         reasons = list(self._module_hazards)
         if function is not None:
-            changed = changes_requests(function)
+            scope = self.get_metadata(ScopeProvider, function.body, None) if name is not None else None
+            end = window_end(function, node, name, scope) if name is not None and scope is not None else None
+            changed = changes_requests(function, end)
             if changed is not None:
                 reasons.append(f"in this function {changed}{_REQUESTS_READ}")
         if function is not None and name is not None:

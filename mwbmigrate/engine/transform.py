@@ -15,7 +15,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import CodeRange, MetadataWrapper
 
-from mwbmigrate.analysis.isolation import ProjectCallers
+from mwbmigrate.analysis.isolation import ProjectCallers, scan_callers
 from mwbmigrate.analysis.old_api import ModuleLocation
 from mwbmigrate.analysis.positions import LocalPositions
 from mwbmigrate.analysis.project_classes import ProjectWorkers
@@ -250,7 +250,11 @@ def transform_source(
     the codemods can act on are left out of what LibCST parses and put back after (engine/elision.py).
     """
     if options.window_facts is None:
-        options = replace(options, window_facts=scan_window_facts([(display_path, text.encode("utf-8", "replace"))]))
+        # The module is its own tree: the facts the pre-pass reads from every file, from it alone.
+        data = text.encode("utf-8", "replace")
+        options = replace(options, window_facts=scan_window_facts([(display_path, data)]))
+        if options.project_callers == ProjectCallers():
+            options = replace(options, project_callers=scan_callers([data]))
     state = migration_state(location_path or display_path, options)
     gate = CodeGate.of(text, state, codemods) if prose_gate else OPEN_GATE
     try:

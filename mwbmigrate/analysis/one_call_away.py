@@ -1,0 +1,291 @@
+"""Gates and consumers one call away: what a helper's callers prove about the batch it is handed.
+
+semantic-review judges a read or a write of the old object inside one function. Two of its verdicts
+hold one call away too, where the whole tree's call sites prove them (README, "Proof rules"):
+
+- **an extend gate one call up** (MWB105): a helper that reads `extend_seq_lens` with no gate of its
+  own, where every call of it in the tree hands it the old object under a test that its forward mode
+  is neither decode nor idle (`if mwb.forward_mode.is_extend(): self._extend(mwb)`), read what it
+  read before: the old object held `extend_lens` exactly then;
+- **a consumer one call away** (MWB103): a helper whose every definition in the tree hands its batch
+  parameter to SGLang's `ForwardBatch.init_new` once, in its own body's top-level statements, and
+  touches no override field of it and hands it nowhere else, consumes an override written on the
+  batch right before the call, as `init_new` in the caller would.
+
+Both hold only where the helper is reached by name alone: it is never read as a value (a table, a
+callback, `getattr` with its name in a string), never assigned, and never named in a module the
+pre-pass did not parse. The facts come from the modules that name the old API, read with `ast` in
+the pre-pass (analysis/isolation.py's `scan_callers`); the identifiers of every other module rule out
+a helper named there.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from mwbmigrate.analysis.old_api import ONE_SHOT_OVERRIDES
+
+# `get_model_worker_batch` set the extend lengths to None exactly when `forward_mode.is_decode_or_idle()`.
+# (0.5.12.post1's `ForwardMode`: each of these is true in no decode or idle mode.)
+EXTEND_MODE_TESTS = frozenset(
+    {
+        "is_extend",
+        "is_extend_or_draft_extend_or_mixed",
+        "is_target_verify",
+        "is_prefill",
+        "is_draft_extend",
+        "is_draft_extend_v2",
+        "is_mixed",
+        "is_split_prefill",
+        "is_dllm_extend",
+    }
+)
+_CONSUMER = ("ForwardBatch", "init_new")
+
+
+@dataclass(frozen=True)
+class BatchParameter:
+    """Where a helper takes the batch: its name, and its index among the positional parameters a
+    caller passes (after `self` for a method, which is called as an attribute)."""
+
+    name: str
+    index: int
+    method: bool
+
+
+@dataclass(frozen=True)
+class OneCallAway:
+    """`extend_gated`: helpers every call of which hands the batch parameter an extend-gated old
+    object. `consumers`: helpers that consume the overrides on the batch they are handed."""
+
+    extend_gated: Mapping[str, BatchParameter] = field(default_factory=dict)
+    consumers: Mapping[str, BatchParameter] = field(default_factory=dict)
+
+
+def passed_at(call_args: list[object], keywords: Mapping[str, object], parameter: BatchParameter) -> object | None:
+    """What a call hands `parameter`: the positional argument at its index or the keyword of its name."""
+    if parameter.name in keywords:
+        return keywords[parameter.name]
+    return call_args[parameter.index] if parameter.index < len(call_args) else None
+
+
+def one_call_away(
+    trees: Iterable[ast.Module], takes_old: Mapping[str, str], named_elsewhere: set[bytes]
+) -> OneCallAway:
+    """The facts, from the parsed modules; `takes_old`: each helper taking the old object, by name, to
+    its parameter that does; `named_elsewhere`: every identifier of the modules not parsed."""
+    trees = list(trees)
+    definitions: dict[str, list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool, ast.Module]]] = {}
+    escapes: set[str] = set()
+    calls: dict[str, list[tuple[ast.Call, ast.FunctionDef | ast.AsyncFunctionDef | None]]] = {}
+    for tree in trees:
+        _collect(tree, definitions, escapes, calls)
+    gated: dict[str, BatchParameter] = {}
+    consumers: dict[str, BatchParameter] = {}
+    for name, defined in definitions.items():
+        if name in escapes or name.encode() in named_elsewhere or name not in calls:
+            continue
+        parameters = {_batch_parameter(function, method, takes_old.get(name)) for function, method, _ in defined}
+        if len(parameters) != 1:
+            continue
+        parameter = parameters.pop()
+        if parameter is None:
+            continue
+        sites = calls[name]
+        if any(isinstance(call.func, ast.Attribute) != parameter.method for call, _ in sites):
+            continue
+        if name in takes_old and all(_gated_call(call, caller, parameter) for call, caller in sites):
+            gated[name] = parameter
+        if all(_consumes(function, parameter.name, module) for function, _, module in defined):
+            consumers[name] = parameter
+    return OneCallAway(gated, consumers)
+
+
+def _batch_parameter(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, old_parameter: str | None
+) -> BatchParameter | None:
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    if method:
+        if not positional or any(
+            _decorator_name(d) in ("staticmethod", "classmethod") for d in function.decorator_list
+        ):
+            return None
+        positional = positional[1:]
+    name = old_parameter if old_parameter is not None else (positional[0] if positional else None)
+    if name is None or name not in positional:
+        return None
+    return BatchParameter(name, positional.index(name), method)
+
+
+def _decorator_name(node: ast.expr) -> str:
+    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+
+
+def _collect(
+    tree: ast.Module,
+    definitions: dict[str, list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool, ast.Module]]],
+    escapes: set[str],
+    calls: dict[str, list[tuple[ast.Call, ast.FunctionDef | ast.AsyncFunctionDef | None]]],
+) -> None:
+    """Every definition (a method: defined in a class body), every call by name with the function it
+    is in, and every name that is read as a value, assigned or spelled in a string."""
+    callee_nodes: set[int] = set()
+    pending: list[tuple[ast.AST, ast.AST | None, ast.FunctionDef | ast.AsyncFunctionDef | None]] = [(tree, None, None)]
+    while pending:
+        node, parent, function = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            definitions.setdefault(node.name, []).append((node, isinstance(parent, ast.ClassDef), tree))
+            function = node
+        elif isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+            if name is not None:
+                calls.setdefault(name, []).append((node, function))
+                callee_nodes.add(id(node.func))
+        elif isinstance(node, ast.Name) and id(node) not in callee_nodes:
+            escapes.add(node.id)
+        elif isinstance(node, ast.Attribute) and id(node) not in callee_nodes:
+            escapes.add(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+            escapes.add(node.value)
+        for child in ast.iter_child_nodes(node):
+            pending.append((child, node, function))
+
+
+def _gated_call(
+    call: ast.Call, caller: ast.FunctionDef | ast.AsyncFunctionDef | None, parameter: BatchParameter
+) -> bool:
+    """The call hands the parameter a plain name, inside the body of an `if` whose test proves that
+    name's forward mode is neither decode nor idle."""
+    if caller is None:
+        return False
+    args: list[object] = list(call.args)
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return False
+    passed = passed_at(args, {k.arg: k.value for k in call.keywords if k.arg is not None}, parameter)
+    if not isinstance(passed, ast.Name):
+        return False
+    modes = _forward_mode_locals(caller, passed.id)
+    return any(_proves_extend(test, passed.id, modes) for test in _enclosing_tests(caller, call))
+
+
+def _forward_mode_locals(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> set[str]:
+    """Locals bound once in the function, to `name.forward_mode`."""
+    bound: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.setdefault(node.id, []).append(node)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            bound.setdefault(node.targets[0].id, []).append(node.value)
+    return {
+        local
+        for local, values in bound.items()
+        if len(values) == 2  # the Store name and the value of its one assignment
+        and any(_is_forward_mode(value, name) for value in values)
+    }
+
+
+def _is_forward_mode(node: ast.AST, name: str) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "forward_mode"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == name
+    )
+
+
+def _proves_extend(test: ast.expr, name: str, modes: set[str]) -> bool:
+    """`test` being true proves `name`'s forward mode was neither decode nor idle."""
+    if isinstance(test, ast.BoolOp):
+        proofs = [_proves_extend(value, name, modes) for value in test.values]
+        return any(proofs) if isinstance(test.op, ast.And) else all(proofs)
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    call = test.operand if isinstance(test, ast.UnaryOp) and negated else test
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
+        return False
+    method = call.func.attr
+    if (method == "is_decode_or_idle") != negated or (not negated and method not in EXTEND_MODE_TESTS):
+        return False
+    receiver = call.func.value
+    return _is_forward_mode(receiver, name) or (isinstance(receiver, ast.Name) and receiver.id in modes)
+
+
+def _enclosing_tests(function: ast.FunctionDef | ast.AsyncFunctionDef, target: ast.AST) -> list[ast.expr]:
+    """The tests of the `if` statements whose body (not `else`) holds `target`, within the function
+    (not through a nested function or class: those may run anywhere)."""
+    found: list[ast.expr] = []
+
+    def walk(node: ast.AST, tests: list[ast.expr]) -> bool:
+        if node is target:
+            found.extend(tests)
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) and node is not function:
+            return False
+        if isinstance(node, ast.If):
+            if walk(node.test, tests):
+                return True
+            if any(walk(child, [*tests, node.test]) for child in node.body):
+                return True
+            return any(walk(child, tests) for child in node.orelse)
+        return any(walk(child, tests) for child in ast.iter_child_nodes(node))
+
+    walk(function, [])
+    return found
+
+
+def _consumes(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, module: ast.Module) -> bool:
+    """`function` hands its parameter `name` to SGLang's `ForwardBatch.init_new` in one of its own
+    top-level statements, never binds it again, and otherwise only reads and writes attributes of it
+    that are no override field."""
+    if not _forward_batch_from_sglang(module):
+        return False
+    consuming = [call for call in map(_init_new_call, function.body) if call is not None and _hands(call, name)]
+    if len(consuming) != 1:
+        return False
+    allowed = {id(consuming[0].args[0])}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name:
+            if node.attr in ONE_SHOT_OVERRIDES:
+                return False
+            allowed.add(id(node.value))
+    # Anything else is the batch bound again, handed on or read as a whole.
+    return not any(isinstance(n, ast.Name) and n.id == name and id(n) not in allowed for n in ast.walk(function))
+
+
+def _init_new_call(statement: ast.stmt) -> ast.Call | None:
+    """The call of a statement that is `ForwardBatch.init_new(...)` alone: an expression, a `return`,
+    or an assignment to plain names."""
+    if isinstance(statement, ast.Assign) and not all(isinstance(t, ast.Name) for t in statement.targets):
+        return None
+    value = statement.value if isinstance(statement, (ast.Expr, ast.Assign, ast.Return)) else None
+    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute):
+        return None
+    owner = value.func.value
+    return value if isinstance(owner, ast.Name) and (owner.id, value.func.attr) == _CONSUMER else None
+
+
+def _hands(call: ast.Call, name: str) -> bool:
+    return (
+        bool(call.args)
+        and isinstance(call.args[0], ast.Name)
+        and call.args[0].id == name
+        and not any(isinstance(a, ast.Starred) for a in call.args)
+    )
+
+
+def _forward_batch_from_sglang(module: ast.Module) -> bool:
+    """`ForwardBatch` is bound in the module by imports from SGLang alone."""
+    imported = False
+    for node in ast.walk(module):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if (alias.asname or alias.name) == _CONSUMER[0]:
+                    if not (node.module or "").startswith("sglang.") or alias.name != _CONSUMER[0]:
+                        return False
+                    imported = True
+        elif isinstance(node, ast.Name) and node.id == _CONSUMER[0] and isinstance(node.ctx, ast.Store):
+            return False
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == _CONSUMER[0]:
+            return False
+    return imported

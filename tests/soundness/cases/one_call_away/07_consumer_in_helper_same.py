@@ -1,0 +1,29 @@
+# expect: same unmarked
+"""An override written on the batch right before a helper whose body hands the batch to
+ForwardBatch.init_new once, in its own top-level statements: the helper consumes it, as upstream's
+EAGLE workers do with `_draft_extend_for_prefill`."""
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch, ForwardMode
+from sglang.standin import make_batch, record, run_batch
+
+
+class Drafter:
+    def _extend(self, batch: ModelWorkerBatch, runner):
+        record("lens", batch.seq_lens)
+        forward_batch = ForwardBatch.init_new(batch, runner)
+        return forward_batch.capture_hidden_mode
+
+
+class Worker(TpModelWorker):
+    drafter = Drafter()
+
+    def forward_batch_generation(self, model_worker_batch: ModelWorkerBatch):
+        model_worker_batch.capture_hidden_mode = CaptureHiddenMode.FULL
+        return self.drafter._extend(model_worker_batch, None)
+
+
+def main():
+    batch = make_batch()
+    first = run_batch(Worker(), batch)
+    return first, run_batch(TpModelWorker(), batch)

@@ -1,0 +1,26 @@
+# expect: reported MWB103
+"""Adversary of the consumer one call away: one override write, the helper called twice; the old
+object held the override for both."""
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch, ForwardMode
+from sglang.standin import make_batch, record, run_batch
+
+
+class Drafter:
+    def _extend(self, batch: ModelWorkerBatch, runner):
+        forward_batch = ForwardBatch.init_new(batch, runner)
+        return forward_batch.capture_hidden_mode
+
+
+class Worker(TpModelWorker):
+    drafter = Drafter()
+
+    def forward_batch_generation(self, model_worker_batch: ModelWorkerBatch):
+        model_worker_batch.capture_hidden_mode = CaptureHiddenMode.FULL
+        first = self.drafter._extend(model_worker_batch, None)
+        return first, self.drafter._extend(model_worker_batch, None)
+
+
+def main():
+    return run_batch(Worker(), make_batch())
