@@ -375,8 +375,9 @@ class ReportSemanticRisks(MigrationCodemod):
         the overrides as arguments: there `init_new` consumes no field of the batch."""
         if overrides_are_arguments(self.state.target_version):
             return False
-        parameter = self.state.project_callers.one_call_away.consumers.get(callee_name(call) or "")
-        if parameter is None or isinstance(call.func, cst.Attribute) != parameter.method:
+        name = callee_name(call)
+        parameter = self.state.project_callers.one_call_away.consumers.get(name or "")
+        if parameter is None or name in CONSUMING_CALLS or isinstance(call.func, cst.Attribute) != parameter.method:
             return False
         if any(argument.star for argument in call.args):
             return False
