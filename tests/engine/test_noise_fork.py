@@ -1,0 +1,130 @@
+"""A fork-shaped plugin with the shapes whose markers a maintainer reads and leaves as they were
+(issue: markers a maintainer keeps), next to shapes whose markers are worth the read. The noise
+goes, the useful markers stay: each marked statement is listed with its codes.
+
+Noise, each proven the same one call away or at the end of a kept snapshot's window:
+- an extend-length read in a helper whose one caller gates it on an extend mode (MWB105);
+- an override written right before a helper, in another module, that hands the batch to
+  `ForwardBatch.init_new` once (MWB103);
+- an override set again between two forwards, each consuming its own (MWB103);
+- a request list handed to a call after the forward, the kept snapshot's last use (MWB183).
+
+Useful, and kept:
+- the same request list handed on between the snapshot and its forward (MWB183);
+- the overlap fallback branch deleted as upstream did (MWB150);
+- the split-prefill override read back from the batch, a one-shot field from 0.5.13 on (MWB107).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from mwbmigrate.engine.runner import run_rewrite
+from mwbmigrate.engine.transform import TransformOptions
+
+MARKER = "# mwbmigrate:"
+
+WORKER = """\
+from typing import Union
+
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch
+
+from plugin.draft import Drafter, reorder
+
+
+class Worker(TpModelWorker):
+    def forward_batch_generation(self, model_worker_batch: ModelWorkerBatch):
+        if model_worker_batch.forward_mode.is_extend():
+            self.lengths = self._extend_lengths(model_worker_batch)
+        model_worker_batch.capture_hidden_mode = CaptureHiddenMode.FULL
+        result = self.target_worker.forward_batch_generation(model_worker_batch)
+        model_worker_batch.capture_hidden_mode = CaptureHiddenMode.LAST
+        self.drafter.draft_extend(model_worker_batch, self.draft_runner)
+        return result
+
+    def _extend_lengths(self, model_worker_batch: ModelWorkerBatch):
+        return sum(model_worker_batch.extend_seq_lens)
+
+    def verify(self, batch: ScheduleBatch):
+        model_worker_batch = batch.get_model_worker_batch()
+        result = self.target_worker.forward_batch_generation(model_worker_batch)
+        reorder(batch.reqs)
+        return result
+
+    def verify_reordered_first(self, batch: ScheduleBatch):
+        model_worker_batch = batch.get_model_worker_batch()
+        reorder(batch.reqs)
+        return self.target_worker.forward_batch_generation(model_worker_batch)
+
+    def forward_any(self, batch: Union[ScheduleBatch, ModelWorkerBatch]):
+        if isinstance(batch, ModelWorkerBatch):
+            return self.target_worker.forward_batch_generation(batch)
+        return self.verify(batch)
+
+    def split_prefill(self, batch: ScheduleBatch):
+        if batch.split_index == 0:
+            model_worker_batch = batch.get_model_worker_batch()
+            self.split = ForwardBatch.init_new(model_worker_batch, self.model_runner)
+            batch.seq_lens_cpu_cache = model_worker_batch.seq_lens_cpu
+        else:
+            model_worker_batch = batch.get_model_worker_batch(batch.seq_lens_cpu_cache)
+        return self.model_runner.sample(self.split, model_worker_batch)
+"""
+DRAFT = """\
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch
+from sglang.srt.model_executor.forward_batch_info import ForwardBatch
+
+
+class Drafter:
+    def draft_extend(self, batch: ModelWorkerBatch, runner):
+        self.last_lens = batch.seq_lens
+        forward_batch = ForwardBatch.init_new(batch, runner)
+        forward_batch.return_logprob = False
+        return forward_batch
+
+
+def reorder(reqs):
+    reqs.reverse()
+"""
+
+
+def _marked(text: str) -> dict[str, set[str]]:
+    """Each marked statement, as `function: first line` (stripped), with the codes of its markers."""
+    lines = text.splitlines()
+    found: dict[str, set[str]] = {}
+    for number, line in enumerate(lines):
+        if MARKER not in line:
+            continue
+        comment, statement = [line.split(MARKER, 1)[1]], number
+        while lines[statement].lstrip().startswith("#"):
+            statement += 1  # a marker written above its statement, and its continuation lines
+            comment.append(lines[statement].lstrip().lstrip("#"))
+        codes = set(re.findall(r"(?:^|; )(MWB\d+)", " ".join(part.strip() for part in comment)))
+        function = next(
+            (
+                ln.split("def ", 1)[1].split("(")[0]
+                for ln in reversed(lines[: statement + 1])
+                if ln.lstrip().startswith("def ")
+            ),
+            "",
+        )
+        found.setdefault(f"{function}: {lines[statement].strip()}", set()).update(codes)
+    return found
+
+
+def test_the_noise_goes_and_the_useful_markers_stay(tmp_path: Path) -> None:
+    for name, text in {"plugin/__init__.py": "", "plugin/worker.py": WORKER, "plugin/draft.py": DRAFT}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    summary = run_rewrite([tmp_path], TransformOptions(), jobs=1)
+    texts = {Path(r.path).name: r.rewritten for r in summary.results if r.rewritten is not None}
+    assert set(texts) == {"worker.py", "draft.py"}
+    assert _marked(texts["draft.py"]) == {}
+    assert _marked(texts["worker.py"]) == {
+        "verify_reordered_first: worker_batch = worker_batch_snapshot(batch)": {"MWB183"},
+        "forward_any: def forward_any(self, batch: ScheduleBatch):": {"MWB150"},
+        "split_prefill: worker_batch = worker_batch_snapshot(batch, batch.seq_lens_cpu_cache)": {"MWB103", "MWB107"},
+    }
