@@ -12,7 +12,8 @@ that proof, whichever module they are in:
   batch, its speculative input, its sampling info or its requests; a descriptor class (`__get__`);
   a `__getattribute__`, `__setattr__` or `__delattr__` installed on a class anywhere, or defined in
   a module that names the batch or the old API (`ScheduleBatch`, `ModelWorkerBatch`,
-  `get_model_worker_batch`). The old method ran such reads when the snapshot was taken, in its order;
+  `get_model_worker_batch`), and there also a class built on a container (`dict`, `list`, ...),
+  false when empty: the old method tested the speculative input by truth, `init_new` by `is not None`. The old method ran such reads when the snapshot was taken, in its order;
   `init_new` on the live batch runs them at the forward, in another order, and writes the one-shot
   fields' resets on the batch, which the old method never wrote.
 
@@ -90,6 +91,13 @@ _HOOK_DEFINED = re.compile(
     # truth of the sampling info and the speculative input.
     rb"|(?P<method>is_decode_or_idle|is_extend|is_decode|is_idle|is_mixed|is_target_verify|is_draft_extend"
     rb"|__bool__|__len__))\b"
+)
+# A class built on a container is false when empty, with no `__bool__` or `__len__` of its own: the
+# old method tested the speculative input by truth (`if self.spec_info`), 0.5.13's `init_new` tests
+# `is not None`, so such an input takes another capture mode on the live batch.
+_FALSY_CLASS = re.compile(
+    rb"(?m)^[ \t]*class[ \t]+\w+[ \t]*\([^)]*?\b(?P<falsy>dict|list|tuple|set|frozenset|deque|OrderedDict"
+    rb"|defaultdict|Counter|UserDict|UserList|Dict|List|Tuple|Set|FrozenSet|Deque)\b"
 )
 _NAMES_THE_BATCH = (b"ScheduleBatch", b"ModelWorkerBatch", b"get_model_worker_batch")
 # SGLang 0.5.12.post1's own (module, name) hits: `Req.is_prefill_only` is a property on the request,
@@ -190,11 +198,12 @@ class WindowFactsScan:
             if found is not None:
                 self._patched = f"{path}:{_line(data, found.start())}"
         if (self._code is None or self._method is None or self._between is None) and (
-            b"def" in data or b"property" in data or b".__" in data
+            b"def" in data or b"property" in data or b".__" in data or b"class" in data
         ):
             hits = list(_CODE_ON_READ.finditer(data))
             if any(word in data for word in _NAMES_THE_BATCH):
                 hits += _HOOK_DEFINED.finditer(data)
+                hits += _FALSY_CLASS.finditer(data)
             for hit in sorted(hits, key=lambda h: h.start()):
                 name = next(g for g in hit.groups() if g is not None).decode()
                 if any(where_it_is.endswith(module) and name == upstream for module, upstream in _UPSTREAM_HITS):

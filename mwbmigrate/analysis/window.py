@@ -35,6 +35,8 @@ from mwbmigrate.analysis.tree_facts import WindowFacts
 
 CONSUMER = "init_new"
 CONSUMER_CLASS = "ForwardBatch"
+DERIVED_MODE = "capture_hidden_mode"
+CAPTURE_MODE_CLASS = "CaptureHiddenMode"
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
 
 
@@ -501,6 +503,8 @@ class WindowProof:
     def _statement(self, statement: cst.CSTNode, name: str | None, receiver: str, inline: cst.Call | None) -> str | None:  # fmt: skip
         if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
             return f"is not `{CONSUMER_CLASS}.{CONSUMER}(...)` alone"
+        if name is not None and self.derived_mode_check(statement, name) is not None:
+            return None  # the old method's derivation, read from the batch where it stands (entry 6)
         small = statement.body[0]
         value: cst.BaseExpression | None = None
         if isinstance(small, (cst.Expr, cst.Return)):
@@ -534,6 +538,69 @@ class WindowProof:
         if self._plain_self_attribute(value):
             return None
         return f"evaluates `{_code(value)}`, which may run code"
+
+    def derived_mode_check(self, statement: cst.CSTNode, name: str) -> cst.Attribute | None:
+        """In `assert <name>.capture_hidden_mode == X` (`!=`, `is`, `is not`; either side), with no
+        message or a literal one, where X is a literal, a local or parameter, or an attribute of a
+        name imported from SGLang (`CaptureHiddenMode.LAST`), and the module binds SGLang's
+        `CaptureHiddenMode` once, by an import: the `<name>.capture_hidden_mode` node. The rewrite
+        reads there what the old method derived (`derived_mode_expression`) from the batch, which
+        nothing between the snapshot and this statement changes (the other statements of the window
+        are `init_new(...)` alone, which writes neither `return_hidden_states` nor `spec_info`)."""
+        if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+            return None
+        check = statement.body[0]
+        if not isinstance(check, cst.Assert) or not isinstance(check.test, cst.Comparison):
+            return None
+        if check.msg is not None and not isinstance(check.msg, cst.SimpleString):
+            return None
+        comparison = check.test
+        if len(comparison.comparisons) != 1 or not isinstance(
+            comparison.comparisons[0].operator, (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot)
+        ):
+            return None
+        left, right = comparison.left, comparison.comparisons[0].comparator
+        for mode, other in ((left, right), (right, left)):
+            if (
+                isinstance(mode, cst.Attribute)
+                and mode.attr.value == DERIVED_MODE
+                and _names(mode.value, frozenset({name}))
+                and self._runs_nothing(other)
+                and self.capture_mode_enum() is not None
+            ):
+                return mode
+        return None
+
+    def capture_mode_enum(self) -> str | None:
+        """The module's one name for SGLang's `CaptureHiddenMode`, bound by an import alone."""
+        module_scope = self.scope.globals
+        found = None
+        for assignment in module_scope.assignments:
+            if not isinstance(assignment, ImportAssignment):
+                continue
+            qualified = {q.name for q in module_scope.get_qualified_names_for(assignment.name)}
+            if any(q.startswith("sglang.") and q.endswith("." + CAPTURE_MODE_CLASS) for q in qualified):
+                if found is not None and found != assignment.name:
+                    return None
+                found = assignment.name
+        if found is None or len(list(module_scope.assignments[found])) != 1:
+            return None
+        return found
+
+    def _runs_nothing(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, _LITERALS) or (isinstance(value, cst.Name) and value.value in ("None", "True", "False")):
+            return True
+        if isinstance(value, cst.Name):
+            return any(isinstance(a, Assignment) for a in self.scope.assignments[value.value])
+        if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name):
+            qualified = {q.name for q in self.scope.get_qualified_names_for(value.value.value)}
+            assignments = list(self.scope[value.value.value])
+            return (
+                bool(assignments)
+                and all(isinstance(a, ImportAssignment) for a in assignments)
+                and any(q.startswith("sglang.") for q in qualified)
+            )
+        return False
 
     def _plain_self_attribute(self, value: cst.BaseExpression) -> bool:
         """`self.name`, in a method whose `self` is its first parameter and never rebound, where the
@@ -602,3 +669,16 @@ class WindowProof:
         if not any(q.startswith("sglang.") and q.endswith("." + CONSUMER_CLASS) for q in qualified):
             return False
         return True
+
+
+def derived_mode_expression(batch: cst.BaseExpression, enum: str) -> cst.BaseExpression:
+    """What 0.5.12.post1's `get_model_worker_batch()` set the old object's `capture_hidden_mode` to,
+    read from `batch`: FULL when it returns hidden states, else its speculative input's mode (NULL
+    without one, or when the input is falsy)."""
+    source = cst.Module([]).code_for_node(batch)
+    # Laid out as black lays it out, one operand to a line.
+    return cst.parse_expression(
+        f"(\n    {enum}.FULL\n    if {source}.return_hidden_states\n"
+        f'    else getattr({source}.spec_info, "capture_hidden_mode", {enum}.NULL)\n'
+        f"    if {source}.spec_info\n    else {enum}.NULL\n)"
+    )

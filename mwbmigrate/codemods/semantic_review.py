@@ -50,6 +50,7 @@ from mwbmigrate.analysis.override_sites import (
 )
 from mwbmigrate.analysis.receivers import FunctionFacts, all_params, old_method_call, override_argument
 from mwbmigrate.analysis.target_versions import overrides_are_arguments
+from mwbmigrate.analysis.window import WindowProof
 from mwbmigrate.codemods._shared import function_facts
 from mwbmigrate.codemods.base import MigrationCodemod
 
@@ -347,6 +348,8 @@ class ReportSemanticRisks(MigrationCodemod):
             if field in DERIVED_FIELDS:
                 if isinstance(self._assert_plans.get(id(statement)), AssertMove) and self._moves_run():
                     continue  # override-moves reads it on the forward batch, after init_new
+                if self._derivation_read(node, facts, statement, receiver.value):
+                    continue  # worker-batch-calls reads the old method's derivation there
                 self.review(
                     statement,
                     "MWB104",
@@ -368,6 +371,16 @@ class ReportSemanticRisks(MigrationCodemod):
                     "MWB105",
                     f"`{field}` was None in decode/idle on the old object; ScheduleBatch's field is not gated",
                 )
+
+    def _derivation_read(self, function: cst.FunctionDef, facts: FunctionFacts, statement: cst.CSTNode, name: str) -> bool:  # fmt: skip
+        """`statement` is an assert of a snapshot read from the live batch (the window proven) on
+        its capture mode, where the rewrite reads the old method's derivation from the batch."""
+        if self.state.live_batch or facts.scope is None or name not in facts.aliases:
+            return False
+        if not any(binding.call is not None for binding in facts.bindings.get(name, ())):
+            return False  # an alias of the batch, not a snapshot
+        proof = WindowProof(self.module, function, facts.scope, self.state.window_facts)
+        return proof.derived_mode_check(statement, name) is not None
 
     def _consumes_one_call_away(self, call: cst.Call, holds_old: set[str]) -> bool:
         """A call of a helper that consumes the overrides on the batch it is handed (analysis/

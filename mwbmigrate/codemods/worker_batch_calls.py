@@ -48,6 +48,7 @@ from mwbmigrate.analysis.window import (
     WindowProof,
     changes_request_fields,
     changes_requests,
+    derived_mode_expression,
     reflection_reached,
     reflects_on_signatures,
     window_end,
@@ -181,6 +182,8 @@ class DropWorkerBatchCalls(MigrationCodemod):
         self._proofs: list[WindowProof | None] = []
         self._module_names: frozenset[str] | None = None  # every name in the module, for renames
         self._module_hazards: list[str] | None = None  # what a kept snapshot cannot keep, found in the module
+        # `<snapshot>.capture_hidden_mode` in a window's assert, by node id -> (batch name, enum name).
+        self._derived_modes: dict[int, tuple[str, str]] = {}
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._function_depth += 1
@@ -240,6 +243,24 @@ class DropWorkerBatchCalls(MigrationCodemod):
                         self._renames[reference.node] = receiver
             for binding in facts.bindings[name]:
                 self._bindings[binding.statement] = receiver
+            if proof is not None and any(binding.call is not None for binding in facts.bindings[name]):
+                self._note_derived_modes(node, proof, name, receiver)
+
+    def _note_derived_modes(self, function: cst.FunctionDef, proof: WindowProof, name: str, receiver: str) -> None:
+        """The window's asserts on the snapshot's capture mode read what the old method derived,
+        from the batch (analysis/window.py, `derived_mode_check`)."""
+        enum = proof.capture_mode_enum()
+        for statement in m.findall(function.body, m.SimpleStatementLine()):
+            read = proof.derived_mode_check(statement, name)
+            if read is not None and enum is not None:
+                self._derived_modes[id(read)] = (receiver, enum)
+
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
+        found = self._derived_modes.get(id(original_node))
+        if found is None:
+            return updated_node
+        receiver, enum = found
+        return derived_mode_expression(cst.Name(receiver), enum)
 
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef

@@ -238,8 +238,17 @@ class OldScheduleBatch(ScheduleBatch):
             elif name == "dllm_block_offsets":
                 values[name] = [req.dllm_block_offset for req in self.reqs]
             else:
-                values[name] = self._derived_capture_mode()
+                values[name] = self._old_capture_mode()
         return self._snapshot_class(**values)
+
+    def _old_capture_mode(self) -> CaptureHiddenMode:
+        # 0.5.12.post1 tests the speculative input by truth (`if self.spec_info`), where 0.5.13's
+        # `init_new` tests `is not None`.
+        if self.return_hidden_states:
+            return CaptureHiddenMode.FULL
+        if self.spec_info:
+            return getattr(self.spec_info, "capture_hidden_mode", CaptureHiddenMode.NULL)
+        return CaptureHiddenMode.NULL
 
 
 class _OldObject(_BatchBase):
