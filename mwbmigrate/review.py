@@ -1535,8 +1535,10 @@ _CODES = (
         one import from SGLang, and otherwise only to `None`; (4) every argument is the snapshot, a
         local or parameter name, a literal, or a plain attribute of `self`; (5) nowhere in the tree is
         `init_new` patched, nor does code run when the forward reads the batch (a property on a field
-        it reads, an attribute hook). `--live-batch` reads the live batch everywhere instead, marked
-        where unproven.""",
+        it reads, an attribute hook, a container class that may be false); (6) a window statement may
+        also assert on the snapshot's capture mode against a literal, a local or an SGLang constant,
+        where the rewrite reads the old method's derivation from the batch. `--live-batch` reads the
+        live batch everywhere instead, marked where unproven.""",
         """
         def _step(self, batch):
             mwb = batch.get_model_worker_batch()

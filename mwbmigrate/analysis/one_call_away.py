@@ -87,6 +87,8 @@ def one_call_away(
     for name, defined in definitions.items():
         if name in escapes or name.encode() in named_elsewhere or name not in calls:
             continue
+        if any(_runs_otherwise(function) for function, _, _ in defined):
+            continue
         parameters = {_batch_parameter(function, method, takes_old.get(name)) for function, method, _ in defined}
         if len(parameters) != 1:
             continue
@@ -101,6 +103,15 @@ def one_call_away(
         if all(_consumes(function, parameter.name, module) for function, _, module in defined):
             consumers[name] = parameter
     return OneCallAway(gated, consumers)
+
+
+def _runs_otherwise(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A call that does not run the body then and there, once: a coroutine or a generator (the body
+    runs when awaited or iterated, after what follows the call), or a decorated definition (the
+    decorator decides when, and how often, the body runs)."""
+    if isinstance(function, ast.AsyncFunctionDef) or function.decorator_list:
+        return True
+    return any(isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)) for node in ast.walk(function))
 
 
 def _batch_parameter(

@@ -18,7 +18,10 @@ The allowlist (README, "When the live batch is read"):
 4. every argument is the snapshot, a local or parameter name, or a literal;
 5. nowhere in the tree is `init_new` patched, nor code run when the forward reads an attribute (a
    property named as a field the forward reads, `__getattribute__`, a descriptor class): the
-   whole-tree facts of `analysis/tree_facts.py`.
+   whole-tree facts of `analysis/tree_facts.py`;
+6. a window statement may also be an assert on the snapshot's capture mode against what runs no
+   code (`derived_mode_check`), which the rewrite makes read the old method's derivation from the
+   batch (`derived_mode_expression`).
 """
 
 from __future__ import annotations

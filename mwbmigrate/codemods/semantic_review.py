@@ -290,12 +290,31 @@ class ReportSemanticRisks(MigrationCodemod):
         for target, _ in scan.writes:
             if target.value in accesses and target.attr.value in ONE_SHOT_OVERRIDES:
                 sets.setdefault(target.attr.value, []).append(self._line(target))
+        # Batches whose `seq_lens_cpu_cache` this function writes and reads back as the old method's
+        # override: the write, which leaves the value on the batch, is where the hazard is.
+        written_back = {
+            target.value.value
+            for target, _ in scan.writes
+            if target.attr.value == OVERRIDE_ARGUMENT
+            and isinstance(target.value, cst.Name)
+            and target.value not in accesses
+        }
+        read_back: set[str] = set()
         for call, statement in scan.calls:
             if old_method_call(call) is not None and override_argument(call) is not None:
                 until = self._set_again(call, sets[OVERRIDE_ARGUMENT])
-                self._check_consumed(call, statement, consuming, f"`{OLD_METHOD}({OVERRIDE_ARGUMENT}=...)`", until)
+                if statement not in facts.kept:  # a kept snapshot holds the override for every forward, as before
+                    self._check_consumed(call, statement, consuming, f"`{OLD_METHOD}({OVERRIDE_ARGUMENT}=...)`", until)
                 value = override_argument(call)
-                if isinstance(value, cst.Attribute) and value.attr.value == OVERRIDE_ARGUMENT:
+                persisted = (
+                    isinstance(value, cst.Attribute)
+                    and value.attr.value == OVERRIDE_ARGUMENT
+                    and isinstance(value.value, cst.Name)
+                    and value.value.value in written_back
+                )
+                if persisted:
+                    read_back.add(cst.ensure_type(cst.ensure_type(value, cst.Attribute).value, cst.Name).value)
+                elif isinstance(value, cst.Attribute) and value.attr.value == OVERRIDE_ARGUMENT:
                     self.review(
                         statement,
                         "MWB107",
@@ -326,6 +345,14 @@ class ReportSemanticRisks(MigrationCodemod):
                         "MWB106",
                         f"write to `{field}` now mutates the scheduler's ScheduleBatch (it hit a throw-away copy before)",
                     )
+            elif field == OVERRIDE_ARGUMENT and isinstance(target.value, cst.Name) and target.value.value in read_back:
+                self.review(
+                    statement,
+                    "MWB107",
+                    f"`{target.value.value}.seq_lens_cpu_cache` written as a persistent cache and read back by a later "
+                    f"call of this function; in 0.5.13 it is a one-shot override that the next `init_new` of this "
+                    f"batch consumes and resets",
+                )
             elif field == OVERRIDE_ARGUMENT and facts.aliases:
                 self.review(
                     statement,

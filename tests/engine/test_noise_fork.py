@@ -7,12 +7,14 @@ Noise, each proven the same one call away or at the end of a kept snapshot's win
 - an override written right before a helper, in another module, that hands the batch to
   `ForwardBatch.init_new` once (MWB103);
 - an override set again between two forwards, each consuming its own (MWB103);
-- a request list handed to a call after the forward, the kept snapshot's last use (MWB183).
+- a request list handed to a call after the forward, the kept snapshot's last use (MWB183);
+- the old method's override argument on a kept snapshot, which holds it for every forward (MWB103).
 
 Useful, and kept:
 - the same request list handed on between the snapshot and its forward (MWB183);
 - the overlap fallback branch deleted as upstream did (MWB150);
-- the split-prefill override read back from the batch, a one-shot field from 0.5.13 on (MWB107).
+- the split-prefill value left on the batch for a later call to read back, a one-shot field from
+  0.5.13 on: on the write that leaves it, not on the read (MWB107).
 """
 
 from __future__ import annotations
@@ -126,5 +128,5 @@ def test_the_noise_goes_and_the_useful_markers_stay(tmp_path: Path) -> None:
     assert _marked(texts["worker.py"]) == {
         "verify_reordered_first: worker_batch = worker_batch_snapshot(batch)": {"MWB183"},
         "forward_any: def forward_any(self, batch: ScheduleBatch):": {"MWB150"},
-        "split_prefill: worker_batch = worker_batch_snapshot(batch, batch.seq_lens_cpu_cache)": {"MWB103", "MWB107"},
+        "split_prefill: batch.seq_lens_cpu_cache = worker_batch.seq_lens_cpu": {"MWB107"},
     }
