@@ -28,14 +28,14 @@ keyword-callers is not here: it needs the whole project's renamed signatures (en
 Each codemod declares what it needs run with it (REQUIRES: its output is only correct, or only
 reported, when they run too; `--select`/`--ignore` may not split them), its TRIGGERS (the engine's
 prefilter is their union), its REVIEW_CODES and the releases it models (SINCE, UNTIL, BOUNDARIES).
-`check_registry()` holds the registry to those declarations.
+`mwbmigrate.registry.check_registry()` holds the registry to those declarations.
 """
 
 from __future__ import annotations
 
 import re
 
-from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, TARGET_VERSIONS, targets_between
+from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, TARGET_VERSIONS
 from mwbmigrate.codemods.base import MigrationCodemod
 from mwbmigrate.codemods.class_references import ReplaceClassReferences
 from mwbmigrate.codemods.class_removal import RemoveOldClass
@@ -136,63 +136,6 @@ def split_prerequisites(disabled: frozenset[str]) -> list[str]:
 def _name_of(code: str) -> str:
     codemod = codemod_by_key(code)
     return codemod.NAME if codemod is not None else code
-
-
-def check_registry() -> list[str]:
-    """One line per broken declaration of the registry (empty: it is sound).
-
-    Codes and names are unique; each REQUIRES names a registered codemod (pass 1 or pass 2; one
-    that must see the code after this one, as imports after class-references, comes later) and no
-    cycle through itself; TRIGGERS are set; each REVIEW_CODES entry is documented in
-    mwbmigrate/review.py; SINCE, UNTIL and BOUNDARIES are releases of analysis/release_table.py,
-    in order, and TARGET_VERSIONS is every release from SINCE up to UNTIL."""
-    from mwbmigrate.review import REVIEW_CODES
-
-    problems: list[str] = []
-    codes = [codemod.CODE for codemod in ALL_CODEMODS]
-    names = [codemod.NAME for codemod in ALL_CODEMODS]
-    problems += [f"code {code} used twice" for code in sorted({c for c in codes if codes.count(c) > 1})]
-    problems += [f"name {name} used twice" for name in sorted({n for n in names if names.count(n) > 1})]
-    problems += [f"{c.__name__} is registered in both passes" for c in set(CODEMODS) & set(SECOND_PASS_CODEMODS)]
-    problems += [f"{c.__name__} is registered in another pass too" for c in set(CONTRACT_PASS_CODEMODS) & set(CODEMODS)]
-    for codemod in ALL_CODEMODS:
-        label = f"{codemod.CODE} ({codemod.NAME})"
-        for required in codemod.REQUIRES:
-            if required not in codes:
-                problems.append(f"{label} requires {required}, which is not registered")
-        if codemod.CODE in prerequisites(codemod.CODE):
-            problems.append(f"{label} requires itself (a cycle of REQUIRES)")
-        if not getattr(codemod, "TRIGGERS", ()):
-            problems.append(f"{label} declares no TRIGGERS")
-        for code in codemod.REVIEW_CODES:
-            if code not in REVIEW_CODES:
-                problems.append(f"{label} declares {code}, which mwbmigrate/review.py does not document")
-        problems += _release_problems(label, codemod)
-    return problems
-
-
-def _release_problems(label: str, codemod: type[MigrationCodemod]) -> list[str]:
-    declared = [("SINCE", codemod.SINCE), *(("BOUNDARIES", b) for b in codemod.BOUNDARIES)]
-    if codemod.UNTIL is not None:
-        declared.append(("UNTIL", codemod.UNTIL))
-    unknown = [
-        f"{label} declares {field} {value!r}, not a release of analysis/release_table.py"
-        for field, value in declared
-        if value not in TARGET_VERSIONS
-    ]
-    if unknown:
-        return unknown
-    problems = []
-    order = [TARGET_VERSIONS.index(value) for _field, value in declared]
-    if order != sorted(set(order)):
-        values = ", ".join(f"{field} {value}" for field, value in declared)
-        problems.append(f"{label} declares {values}: not SINCE < BOUNDARIES < UNTIL")
-    expected = targets_between(codemod.SINCE, codemod.UNTIL)
-    if codemod.TARGET_VERSIONS != expected:
-        problems.append(
-            f"{label} declares TARGET_VERSIONS {codemod.TARGET_VERSIONS}, but SINCE and UNTIL give {expected}"
-        )
-    return problems
 
 
 def modelled_targets() -> tuple[str, ...]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence, cast
+from typing import TYPE_CHECKING, Protocol, Sequence, cast
 
 import libcst as cst
 import libcst.matchers as m
@@ -31,14 +31,20 @@ def bound_name(statement: cst.CSTNode) -> str:
     return cst.ensure_type(assign.targets[0].target, cst.Name).value
 
 
-def annotation_is_old_class(codemod: MigrationCodemod, annotation: cst.BaseExpression) -> bool:
+class OldClassNamer(Protocol):
+    """What tells whether a node names the old class: a codemod, or a reporter's context."""
+
+    def names_old_class(self, node: cst.CSTNode) -> bool: ...
+
+
+def annotation_is_old_class(codemod: OldClassNamer, annotation: cst.BaseExpression) -> bool:
     """`ModelWorkerBatch`, or the class or `None` (`Optional[...]`, `... | None`, `Union[..., None]`);
     a `Union` with ScheduleBatch is not."""
     members = union_members(annotation)
     return len(members) == 1 and codemod.names_old_class(members[0])
 
 
-def param_holds_old_object(codemod: MigrationCodemod, param: cst.Param) -> bool:
+def param_holds_old_object(codemod: OldClassNamer, param: cst.Param) -> bool:
     annotation = param.annotation.annotation if param.annotation is not None else None
     if annotation is not None and annotation_is_old_class(codemod, annotation):
         return True

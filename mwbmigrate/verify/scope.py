@@ -33,10 +33,9 @@ import subprocess
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Optional
+from typing import Callable, Iterable, Optional
 
-if TYPE_CHECKING:
-    from mwbmigrate.verify.against import Mismatch
+from mwbmigrate.verify.mismatch import Mismatch
 
 __all__ = ["ChangedScope", "ScopeUnavailable", "changed_scope", "identity", "subtract_baseline"]
 

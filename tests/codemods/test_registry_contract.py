@@ -18,9 +18,9 @@ from mwbmigrate.codemods import (
     PREFILTER_BYTES,
     PREREQUISITES,
     SECOND_PASS_CODEMODS,
-    check_registry,
 )
 from mwbmigrate.codemods.base import STATE_KEY, MigrationCodemod, MigrationState
+from mwbmigrate.registry import check_registry
 from mwbmigrate.review import REVIEW_CODES
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

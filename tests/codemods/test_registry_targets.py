@@ -7,9 +7,10 @@ import pytest
 
 import mwbmigrate.codemods as registry
 from mwbmigrate.analysis.target_versions import TARGET_VERSIONS
-from mwbmigrate.codemods import ALL_CODEMODS, check_registry, modelled_targets
+from mwbmigrate.codemods import ALL_CODEMODS, modelled_targets
 from mwbmigrate.codemods.base import MigrationCodemod
 from mwbmigrate.codemods.override_arguments import PassOverridesAsArguments
+from mwbmigrate.registry import check_registry
 
 
 class _Every(MigrationCodemod):

@@ -13,14 +13,13 @@ SPEC_SITES = {
     # E/F: overrides not followed by exactly one consuming forward. Spec: 7 `seq_lens_cpu_cache=`
     # calls and 14 writes (11 capture_hidden_mode, 2 return_hidden_states_before_norm, 1 on the
     # forward batch). Moved by override-moves: frozen_kv verify, eagle_info_v2 (2), the mlew_v2
-    # forward-batch write; already beside their forward: the rest. Left: tp_worker's split-prefill
-    # call (upstream deleted the idiom), the draft capture mode of eagle_v2 and mlew_v2 (upstream
-    # moved it into the callee), dflash's write that two forwards follow.
+    # forward-batch write; already beside their forward: the rest; the draft capture mode of
+    # eagle_v2 and mlew_v2 is consumed one call away, by `_draft_extend_for_prefill`'s `init_new`
+    # (proof rule 8), as upstream has it. Left: tp_worker's split-prefill call (upstream deleted
+    # the idiom), dflash's write that two forwards follow.
     "MWB103": {
         "managers/tp_worker.py": 1,
         "speculative/dflash_worker.py": 1,
-        "speculative/eagle_worker_v2.py": 1,
-        "speculative/multi_layer_eagle_worker_v2.py": 1,
     },
     # G: 12 sites. 8 asserts: 5 moved after init_new onto the forward batch (frozen_kv draft,
     # 2 in each spec-v1 worker); the 3 verify-path asserts have no forward batch in their
@@ -36,9 +35,9 @@ SPEC_SITES = {
     # init_new read through the runtime's gated view (core-runtime); the 2 writes are N.
     # mlx's extend path reads them inside `if forward_mode.is_extend():` (proof rule 6): unmarked;
     # so is the spec mrope read under `if batch.forward_mode.is_draft_extend():` (a mode that is
-    # neither decode nor idle).
+    # neither decode nor idle); so is mlx's `_async_extend_batch`, whose one caller calls it only
+    # under such a test (proof rule 8).
     "MWB105": {
-        "hardware_backend/mlx/tp_worker.py": 1,
         "model_executor/forward_batch_info.py": 2,
         "speculative/dflash_worker.py": 4,
         "speculative/eagle_worker_v2.py": 1,

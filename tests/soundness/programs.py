@@ -71,6 +71,21 @@ def _cpu_reader(snapshot):
     return snapshot.seq_lens_cpu
 
 
+def _gated_lengths(model_worker_batch):
+    if model_worker_batch.forward_mode.is_extend():
+        return _lengths(model_worker_batch)
+    return None
+
+
+def _lengths(model_worker_batch):
+    return model_worker_batch.extend_seq_lens
+
+
+def _draft(model_worker_batch):
+    forward_batch = ForwardBatch.init_new(model_worker_batch, None)
+    return forward_batch.capture_hidden_mode
+
+
 _HELD = []
 _LIVE = []
 
@@ -157,6 +172,8 @@ USES = (
     'record("pairs", _pair_up({s}, others))',
     'record("late", _late_reader({s}, batch))',
     'record("cpu via helper", _cpu_reader({s}))',
+    'record("gated lengths", _gated_lengths({s}))',
+    'record("draft", _draft({s}))',
     'record("type name", type({s}).__name__)',
     'record("class name", {s}.__class__.__name__ == "ModelWorkerBatch")',
     'record("has old field", hasattr({s}, "extend_seq_lens"))',

@@ -17,7 +17,6 @@ shape03_wrapped_wrapper_no_crash, shape03_module_stubs_and_mocks.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -27,10 +26,7 @@ from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.analysis.version_gates import dotted, string_value
 from mwbmigrate.codemods._shared import param_holds_old_object
 from mwbmigrate.codemods.wild_shapes.facts import code
-from mwbmigrate.codemods.wild_shapes.reporter import Handler, ShapeReporter
-
-if TYPE_CHECKING:
-    from mwbmigrate.codemods.wild_shapes.codemod import ReportWildShapes
+from mwbmigrate.codemods.wild_shapes.reporter import Handler, ShapeContext, ShapeReporter
 
 MOCK_FACTORIES = frozenset(
     {"Mock", "MagicMock", "AsyncMock", "NonCallableMock", "NonCallableMagicMock", "create_autospec"}
@@ -41,7 +37,7 @@ class MonkeypatchReporter(ShapeReporter):
     SHAPE = "3: monkeypatches"
     CODES = ("MWB125", "MWB126", "MWB127", "MWB128")
 
-    def __init__(self, shapes: ReportWildShapes) -> None:
+    def __init__(self, shapes: ShapeContext) -> None:
         super().__init__(shapes)
         self._patch_functions: set[str] = set()  # functions that take the old object (monkeypatch wrappers)
 

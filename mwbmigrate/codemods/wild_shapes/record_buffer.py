@@ -19,14 +19,10 @@ MWB187  an override of `record_batch_in_overlap` outside SGLang's own scheduler
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from mwbmigrate.codemods.wild_shapes.reporter import Handler, ShapeReporter
-
-if TYPE_CHECKING:
-    from mwbmigrate.codemods.wild_shapes.codemod import ReportWildShapes
+from mwbmigrate.codemods.wild_shapes.reporter import Handler, ShapeContext, ShapeReporter
 
 BUFFER = "batch_record_buf"
 RECORDER = "record_batch_in_overlap"
@@ -36,7 +32,7 @@ class RecordBufferReporter(ShapeReporter):
     SHAPE = "13: the scheduler's batch record buffer"
     CODES = ("MWB186", "MWB187")
 
-    def __init__(self, shapes: ReportWildShapes) -> None:
+    def __init__(self, shapes: ShapeContext) -> None:
         super().__init__(shapes)
         self._stores: set[int] = set()  # the buffer attributes that are assignment targets' roots
 
