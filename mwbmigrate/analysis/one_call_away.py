@@ -1,12 +1,15 @@
 """Gates and consumers one call away: what a helper's callers prove about the batch it is handed.
 
-semantic-review judges a read or a write of the old object inside one function. Two of its verdicts
+semantic-review judges a read or a write of the old object inside one function. Three of its verdicts
 hold one call away too, where the whole tree's call sites prove them (README, "Proof rules"):
 
 - **an extend gate one call up** (MWB105): a helper that reads `extend_seq_lens` with no gate of its
   own, where every call of it in the tree hands it the old object under a test that its forward mode
   is neither decode nor idle (`if mwb.forward_mode.is_extend(): self._extend(mwb)`), read what it
   read before: the old object held `extend_lens` exactly then;
+- **the gated view one call away** (MWB105): a helper that only `ForwardBatch.init_new` calls,
+  handing it its own batch, reads that batch through the runtime's view core-runtime puts at the
+  top of `init_new`, whose extend lengths are None in decode and idle as the old object's were;
 - **a consumer one call away** (MWB103): a helper whose every definition in the tree hands its batch
   parameter to SGLang's `ForwardBatch.init_new` once, in its own body's top-level statements, and
   touches no override field of it and hands it nowhere else, consumes an override written on the
@@ -62,6 +65,9 @@ class OneCallAway:
 
     extend_gated: Mapping[str, BatchParameter] = field(default_factory=dict)
     consumers: Mapping[str, BatchParameter] = field(default_factory=dict)
+    # Helpers every call of which is in `ForwardBatch.init_new`, handed its batch: core-runtime makes
+    # that batch the runtime's view there, whose extend lengths are gated as the old object's were.
+    through_view: Mapping[str, BatchParameter] = field(default_factory=dict)
 
 
 def passed_at(call_args: list[object], keywords: Mapping[str, object], parameter: BatchParameter) -> object | None:
@@ -77,19 +83,24 @@ def one_call_away(
     """The facts, from the parsed modules; `takes_old`: each helper taking the old object, by name, to
     its parameter that does; `named_elsewhere`: every identifier of the modules not parsed."""
     trees = list(trees)
-    definitions: dict[str, list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool, ast.Module]]] = {}
+    definitions: dict[str, list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None, ast.Module]]] = {}
     escapes: set[str] = set()
     calls: dict[str, list[tuple[ast.Call, ast.FunctionDef | ast.AsyncFunctionDef | None]]] = {}
     for tree in trees:
         _collect(tree, definitions, escapes, calls)
+    owners = {id(function): owner for defined in definitions.values() for function, owner, _ in defined}
+    viewing = {id(f) for defined in definitions.values() for f, _, module in defined if _puts_the_view(module)}
     gated: dict[str, BatchParameter] = {}
     consumers: dict[str, BatchParameter] = {}
+    viewed: dict[str, BatchParameter] = {}
     for name, defined in definitions.items():
         if name in escapes or name.encode() in named_elsewhere or name not in calls:
             continue
         if any(_runs_otherwise(function) for function, _, _ in defined):
             continue
-        parameters = {_batch_parameter(function, method, takes_old.get(name)) for function, method, _ in defined}
+        parameters = {
+            _batch_parameter(function, owner is not None, takes_old.get(name)) for function, owner, _ in defined
+        }
         if len(parameters) != 1:
             continue
         parameter = parameters.pop()
@@ -100,9 +111,13 @@ def one_call_away(
             continue
         if name in takes_old and all(_gated_call(call, caller, parameter) for call, caller in sites):
             gated[name] = parameter
+        if name in takes_old and all(
+            _viewed_call(call, caller, parameter, owners) and id(caller) in viewing for call, caller in sites
+        ):
+            viewed[name] = parameter
         if all(_consumes(function, parameter.name, module) for function, _, module in defined):
             consumers[name] = parameter
-    return OneCallAway(gated, consumers)
+    return OneCallAway(gated, consumers, viewed)
 
 
 def _runs_otherwise(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -136,7 +151,7 @@ def _decorator_name(node: ast.expr) -> str:
 
 def _collect(
     tree: ast.Module,
-    definitions: dict[str, list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool, ast.Module]]],
+    definitions: dict[str, list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None, ast.Module]]],
     escapes: set[str],
     calls: dict[str, list[tuple[ast.Call, ast.FunctionDef | ast.AsyncFunctionDef | None]]],
 ) -> None:
@@ -147,7 +162,8 @@ def _collect(
     while pending:
         node, parent, function = pending.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            definitions.setdefault(node.name, []).append((node, isinstance(parent, ast.ClassDef), tree))
+            owner = parent.name if isinstance(parent, ast.ClassDef) else None
+            definitions.setdefault(node.name, []).append((node, owner, tree))
             function = node
         elif isinstance(node, ast.Call):
             name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
@@ -179,6 +195,37 @@ def _gated_call(
         return False
     modes = _forward_mode_locals(caller, passed.id)
     return any(_proves_extend(test, passed.id, modes) for test in _enclosing_tests(caller, call))
+
+
+def _puts_the_view(module: ast.Module) -> bool:
+    """core-runtime puts the view at the top of this module's `ForwardBatch.init_new`: the module
+    names `CaptureHiddenMode` and the old class (its `applies_to`)."""
+    names = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)}
+    names |= {a.asname or a.name for n in ast.walk(module) if isinstance(n, ast.ImportFrom) for a in n.names}
+    return {"CaptureHiddenMode", "ModelWorkerBatch"} <= names
+
+
+def _viewed_call(
+    call: ast.Call,
+    caller: ast.FunctionDef | ast.AsyncFunctionDef | None,
+    parameter: BatchParameter,
+    owners: Mapping[int, str | None],
+) -> bool:
+    """The call is in `ForwardBatch.init_new` and hands the parameter `init_new`'s own batch
+    parameter, which nothing in `init_new` binds again."""
+    if caller is None or caller.name != _CONSUMER[1] or owners.get(id(caller)) != _CONSUMER[0]:
+        return False
+    positional = [a.arg for a in (*caller.args.posonlyargs, *caller.args.args)]
+    if len(positional) < 2 or any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    batch = positional[1]  # after `cls`
+    passed = passed_at(list(call.args), {k.arg: k.value for k in call.keywords if k.arg is not None}, parameter)
+    if not (isinstance(passed, ast.Name) and passed.id == batch):
+        return False
+    return not any(
+        isinstance(node, ast.Name) and node.id == batch and isinstance(node.ctx, (ast.Store, ast.Del))
+        for node in ast.walk(caller)
+    )
 
 
 def _forward_mode_locals(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> set[str]:

@@ -392,6 +392,7 @@ class ReportSemanticRisks(MigrationCodemod):
                 field in UNGATED_FIELDS
                 and not any(_proves_extend(test, holds_old, scan) for test in scan.gates.get(id(attribute), ()))
                 and not self._gated_one_call_up(node, receiver.value, facts)
+                and not self._viewed_one_call_up(node, receiver.value, facts)
             ):
                 self.review(
                     statement,
@@ -431,6 +432,17 @@ class ReportSemanticRisks(MigrationCodemod):
         whose forward mode it has tested to be neither decode nor idle, and the helper never binds it
         again (analysis/one_call_away.py)."""
         parameter = self.state.project_callers.one_call_away.extend_gated.get(function.name.value)
+        if parameter is None or parameter.name != receiver or facts.scope is None:
+            return False
+        return len(list(facts.scope.assignments[receiver])) == 1
+
+    def _viewed_one_call_up(self, function: cst.FunctionDef, receiver: str, facts: FunctionFacts) -> bool:
+        """`receiver` is the parameter of a helper that only `ForwardBatch.init_new` calls, handing it
+        its own batch, which core-runtime makes the runtime's gated view there; the helper never
+        binds it again (analysis/one_call_away.py)."""
+        if not codemod_runs(CORE_RUNTIME, self.state.disabled_codemods):
+            return False
+        parameter = self.state.project_callers.one_call_away.through_view.get(function.name.value)
         if parameter is None or parameter.name != receiver or facts.scope is None:
             return False
         return len(list(facts.scope.assignments[receiver])) == 1
