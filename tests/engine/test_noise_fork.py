@@ -6,6 +6,8 @@ Noise, each proven the same one call away or at the end of a kept snapshot's win
 - an extend-length read in a helper whose one caller gates it on an extend mode (MWB105);
 - the same read in a helper that only the tree's `ForwardBatch.init_new` calls, with its batch,
   which reads through the runtime's gated view there (MWB105);
+- a field 0.5.13's batch lacks (`token_type_ids`), which this fork's own `ScheduleBatch` declares
+  and its old method copied from there (MWB136);
 - an override written right before a helper, in another module, that hands the batch to
   `ForwardBatch.init_new` once (MWB103);
 - an override set again between two forwards, each consuming its own (MWB103);
@@ -77,6 +79,31 @@ class Worker(TpModelWorker):
             model_worker_batch = batch.get_model_worker_batch(batch.seq_lens_cpu_cache)
         return self.model_runner.sample(self.split, model_worker_batch)
 """
+FORK_BATCH = """\
+from dataclasses import dataclass
+from typing import Any, Optional
+
+
+class ScheduleBatch:
+    token_type_ids: Optional[Any] = None
+    seq_lens: Any = None
+
+    def get_model_worker_batch(self, seq_lens_cpu_cache=None):
+        return ModelWorkerBatch(seq_lens=self.seq_lens, token_type_ids=self.token_type_ids)
+
+
+@dataclass
+class ModelWorkerBatch:
+    seq_lens: Any
+    token_type_ids: Optional[Any] = None
+"""
+EMBED = """\
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch
+
+
+def token_types(model_worker_batch: ModelWorkerBatch):
+    return model_worker_batch.token_type_ids
+"""
 FORWARD = """\
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch
 from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode
@@ -144,15 +171,17 @@ def test_the_noise_goes_and_the_useful_markers_stay(tmp_path: Path) -> None:
         "plugin/worker.py": WORKER,
         "plugin/draft.py": DRAFT,
         "plugin/forward.py": FORWARD,
+        "plugin/embed.py": EMBED,
+        "sglang/srt/managers/schedule_batch.py": FORK_BATCH,
     }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
     summary = run_rewrite([tmp_path], TransformOptions(), jobs=1)
     texts = {Path(r.path).name: r.rewritten for r in summary.results if r.rewritten is not None}
-    assert set(texts) == {"worker.py", "draft.py", "forward.py"}
-    assert _marked(texts["draft.py"]) == {}
-    assert _marked(texts["forward.py"]) == {}
+    assert set(texts) == {"worker.py", "draft.py", "forward.py", "embed.py", "schedule_batch.py"}
+    for quiet in ("draft.py", "forward.py", "embed.py", "schedule_batch.py"):
+        assert _marked(texts[quiet]) == {}, quiet
     assert _marked(texts["worker.py"]) == {
         "verify_reordered_first: worker_batch = worker_batch_snapshot(batch)": {"MWB183"},
         "forward_any: def forward_any(self, batch: ScheduleBatch):": {"MWB150"},
