@@ -435,12 +435,17 @@ def run_rewrite(
     defined: set[str] = set()
     window = WindowFactsScan()
     classes = ProjectClassScan()
-    request_mirror, own_fields = _schedule_batch_facts(discovery.files, options)
+    # The pre-pass reads the whole tree, whatever --include and --exclude leave to migrate: a caller,
+    # a patch or a class in a file left out still runs, and the proofs rest on all of them.
+    whole_tree = discovery.files
+    if include or exclude:
+        whole_tree = [f for f in discover(paths).files if not is_vendored(f.path)]
+    request_mirror, own_fields = _schedule_batch_facts(whole_tree, options)
     options = replace(
         options,
         request_mirror=request_mirror,
         own_worker_batch_fields=own_fields,
-        project_callers=scan_callers(_noting_definitions(discovery.files, options, defined, window, classes)),
+        project_callers=scan_callers(_noting_definitions(whole_tree, options, defined, window, classes)),
     )
     options = replace(
         options, project_defines=frozenset(defined), window_facts=window.facts(), project_workers=classes.workers()

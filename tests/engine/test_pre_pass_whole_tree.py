@@ -1,0 +1,52 @@
+"""The pre-pass reads the whole tree whatever `--include` and `--exclude` leave to migrate: a caller
+in a file left out still runs, and a proof one call away must count it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mwbmigrate.engine.runner import run_rewrite
+from mwbmigrate.engine.transform import TransformOptions
+
+WORKER = """\
+from sglang.srt.managers.schedule_batch import ModelWorkerBatch
+from sglang.srt.managers.tp_worker import TpModelWorker
+
+
+class Worker(TpModelWorker):
+    def forward_batch_generation(self, model_worker_batch: ModelWorkerBatch):
+        if model_worker_batch.forward_mode.is_extend():
+            return self._extend_lengths(model_worker_batch)
+        return None
+
+    def _extend_lengths(self, model_worker_batch: ModelWorkerBatch):
+        return model_worker_batch.extend_seq_lens
+"""
+# A module that names neither the old class nor its parameter: it hands the helper whatever it is given.
+DEBUG = """\
+def dump(worker, batch):
+    return worker._extend_lengths(batch)
+"""
+
+
+def _helper_marked(root: Path, **filters: list[str]) -> bool:
+    for name, text in {"plugin/worker.py": WORKER, "plugin/debug.py": DEBUG}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    summary = run_rewrite([root], TransformOptions(), jobs=1, **filters)
+    (worker,) = [r for r in summary.results if r.path.endswith("worker.py")]
+    assert worker.rewritten is not None
+    return "MWB105" in worker.rewritten
+
+
+def test_a_caller_in_a_file_left_out_still_counts(tmp_path: Path) -> None:
+    assert _helper_marked(tmp_path / "included", include=["plugin/worker.py"])
+    assert _helper_marked(tmp_path / "excluded", exclude=["plugin/debug.py"])
+
+
+def test_without_that_caller_the_gate_one_call_up_holds(tmp_path: Path) -> None:
+    (tmp_path / "plugin").mkdir()
+    (tmp_path / "plugin/worker.py").write_text(WORKER)
+    summary = run_rewrite([tmp_path], TransformOptions(), jobs=1)
+    (worker,) = summary.results
+    assert worker.rewritten is not None and "MWB105" not in worker.rewritten
