@@ -427,7 +427,6 @@ def run_rewrite(
     `contract`: the target release's contract check, run after both passes on every file outside
     SGLang's own modules (and outside the cache, as the release it reads is not part of the cache
     key); each break it finds on a statement no rule marked gets MWB185 (codemods/contract_breaks.py)."""
-    found_here = discovery is None  # not stdin's one module, handed in found already
     discovery = discovery if discovery is not None else discover(paths, include, exclude)
     # A vendored runtime is mwbmigrate's own code, copied verbatim: never rewrite it.
     discovery.files = [f for f in discovery.files if not is_vendored(f.path)]
@@ -439,7 +438,9 @@ def run_rewrite(
     # The pre-pass reads the whole tree, whatever --include and --exclude leave to migrate: a caller,
     # a patch or a class in a file left out still runs, and the proofs rest on all of them.
     whole_tree = discovery.files
-    if found_here and (include or exclude):
+    # (Not for a module read from stdin, which is its own tree: its path is `-`.)
+    from_disk = all(f.data is None for f in discovery.files) and all(os.path.lexists(p) for p in paths)
+    if (include or exclude) and from_disk:
         whole_tree = [f for f in discover(paths).files if not is_vendored(f.path)]
     request_mirror, own_fields = _schedule_batch_facts(whole_tree, options)
     options = replace(

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from typer.testing import CliRunner
+
+from mwbmigrate.cli import app
 from mwbmigrate.engine.runner import run_rewrite
 from mwbmigrate.engine.transform import TransformOptions
 
@@ -50,3 +53,15 @@ def test_without_that_caller_the_gate_one_call_up_holds(tmp_path: Path) -> None:
     summary = run_rewrite([tmp_path], TransformOptions(), jobs=1)
     (worker,) = summary.results
     assert worker.rewritten is not None and "MWB105" not in worker.rewritten
+
+
+def test_so_does_a_run_from_the_command_line(tmp_path: Path) -> None:
+    """The CLI finds the files itself and hands them to the runner: the pre-pass still reads the rest."""
+    for name, text in {"plugin/worker.py": WORKER, "plugin/debug.py": DEBUG}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    result = CliRunner().invoke(
+        app, ["rewrite", str(tmp_path), "--dry-run", "--no-cache", "--no-progress", "--include", "plugin/worker.py"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "MWB105" in result.output
