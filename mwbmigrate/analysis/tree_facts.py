@@ -100,6 +100,16 @@ _FALSY_CLASS = re.compile(
     rb"|defaultdict|Counter|UserDict|UserList|Dict|List|Tuple|Set|FrozenSet|Deque)\b"
 )
 _NAMES_THE_BATCH = (b"ScheduleBatch", b"ModelWorkerBatch", b"get_model_worker_batch")
+# `def __eq__`, or one installed (`X.__eq__ = f`, `__eq__ = f` in a class body).
+_EQUALITY = re.compile(
+    rb"(?m)def[ \t]+(?P<name>__eq__|__ne__)\b|(?:\.|^[ \t]*)(?P<installed>__eq__|__ne__)[ \t]*=(?!=)"
+)
+# SGLang's own: `PPProxyTensors`, the compiler's cache key and the vendored pynvml's structs.
+_UPSTREAM_EQUALITY = (
+    "sglang/srt/model_executor/forward_batch_info.py",
+    "sglang/srt/compilation/compile.py",
+    "sglang/multimodal_gen/third_party/pynvml.py",
+)
 # SGLang 0.5.12.post1's own (module, name) hits: `Req.is_prefill_only` is a property on the request,
 # which neither the old method nor `init_new` reads (they read the batch's field of that name); the
 # forward mode's tests and the sampling info's length are SGLang's, which the target shares.
@@ -134,6 +144,9 @@ class WindowFacts:
     # whose body only returns another attribute of `self` (`return self._model_runner`), and defined
     # nowhere as another property or through `__getattribute__`, so reading one runs no code.
     plain_self_attributes: frozenset[str] = frozenset()
+    # Where the tree defines or installs `__eq__` or `__ne__` (SGLang's own classes that hold no
+    # capture mode aside): a comparison with a value of such a class runs its code.
+    equality_defined: str | None = None
 
     def breaks_window(self) -> str | None:
         if self.consumer_patched is not None:
@@ -188,6 +201,7 @@ class WindowFactsScan:
         self._accessors: set[bytes] = set()  # properties that only return an attribute of `self`
         self._method: str | None = None
         self._between: str | None = None
+        self._equality: str | None = None
 
     def feed(self, path: str, data: bytes, location: str | None = None) -> None:
         """`path`: the file as reports name it; `location`: where it is (its resolved path), which
@@ -216,6 +230,12 @@ class WindowFactsScan:
                     self._method = self._method or where
                 if self._method is not None and self._between is not None:
                     break
+        if self._equality is None and (b"__eq__" in data or b"__ne__" in data):
+            for hit in _EQUALITY.finditer(data):
+                if not any(where_it_is.endswith(module) for module in _UPSTREAM_EQUALITY):
+                    name = hit.group("name") or hit.group("installed")
+                    self._equality = f"{path}:{_line(data, hit.start())} `{name.decode()}`"
+                    break
         if b"init_new(" in data:
             for call in _CONSUMER_ARGUMENTS.finditer(data):
                 self._handed.update(_SELF_READ.findall(call.group(1)))
@@ -234,7 +254,12 @@ class WindowFactsScan:
         # A `__getattribute__` that could reach `self` breaks every window already (`code_on_read`).
         plain = (self._handed & (self._assigned | self._accessors)) - self._properties
         return WindowFacts(
-            self._patched, self._code, self._method, self._between, frozenset(name.decode() for name in plain)
+            self._patched,
+            self._code,
+            self._method,
+            self._between,
+            frozenset(name.decode() for name in plain),
+            self._equality,
         )
 
 

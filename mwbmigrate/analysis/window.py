@@ -468,6 +468,7 @@ class WindowProof:
         self._module = module
         self._tree_breaks = tree.breaks_window()
         self._plain_attributes = tree.plain_self_attributes
+        self._equality_defined = tree.equality_defined
 
     def bound(self, binding: cst.SimpleStatementLine, name: str, receiver: str) -> Unproven | None:
         """None when `name = receiver.get_model_worker_batch()` may read the live batch instead."""
@@ -544,8 +545,9 @@ class WindowProof:
 
     def derived_mode_check(self, statement: cst.CSTNode, name: str) -> cst.Attribute | None:
         """In `assert <name>.capture_hidden_mode == X` (`!=`, `is`, `is not`; either side), with no
-        message or a literal one, where X is a literal, a local or parameter, or an attribute of a
-        name imported from SGLang (`CaptureHiddenMode.LAST`), and the module binds SGLang's
+        message or a literal one (`==` and `!=` only where the tree defines no `__eq__`), where X is
+        a literal, a local or parameter, or an attribute of a name imported from SGLang
+        (`CaptureHiddenMode.LAST`), and the module binds SGLang's
         `CaptureHiddenMode` once, by an import: the `<name>.capture_hidden_mode` node. The rewrite
         reads there what the old method derived (`derived_mode_expression`) from the batch, which
         nothing between the snapshot and this statement changes (the other statements of the window
@@ -558,9 +560,10 @@ class WindowProof:
         if check.msg is not None and not isinstance(check.msg, cst.SimpleString):
             return None
         comparison = check.test
-        if len(comparison.comparisons) != 1 or not isinstance(
-            comparison.comparisons[0].operator, (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot)
-        ):
+        # `is` runs nothing; `==` runs the operands' `__eq__`, SGLang's enum's unless the tree
+        # defines one (a capture mode of its own, whose `__eq__` may change the batch).
+        operators = (cst.Is, cst.IsNot) if self._equality_defined else (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot)
+        if len(comparison.comparisons) != 1 or not isinstance(comparison.comparisons[0].operator, operators):
             return None
         left, right = comparison.left, comparison.comparisons[0].comparator
         for mode, other in ((left, right), (right, left)):
