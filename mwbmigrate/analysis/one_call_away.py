@@ -15,9 +15,9 @@ hold one call away too, where the whole tree's call sites prove them (README, "P
   touches no override field of it and hands it nowhere else, consumes an override written on the
   batch right before the call, as `init_new` in the caller would.
 
-Both hold only where the helper is reached by name alone: it is never read as a value (a table, a
-callback, `getattr` with its name in a string), never assigned, and never named in a module the
-pre-pass did not parse. The facts come from the modules that name the old API, read with `ast` in
+Each holds only where the helper is reached by its own name alone: it is never read as a value (a
+table, a callback, `getattr` with its name in a string), never assigned, never imported under
+another name, and never named in a module the pre-pass did not parse. The facts come from the modules that name the old API, read with `ast` in
 the pre-pass (analysis/isolation.py's `scan_callers`); the identifiers of every other module rule out
 a helper named there.
 """
@@ -89,7 +89,13 @@ def one_call_away(
     for tree in trees:
         _collect(tree, definitions, escapes, calls)
     owners = {id(function): owner for defined in definitions.values() for function, owner, _ in defined}
-    viewing = {id(f) for defined in definitions.values() for f, _, module in defined if _puts_the_view(module)}
+    viewing = {
+        id(function)
+        for function, owner, module in definitions.get(_CONSUMER[1], [])
+        if owner == _CONSUMER[0] and _puts_the_view(module)
+    }
+    sglang_forward_batch: dict[int, bool] = {}  # by module: `ForwardBatch` is SGLang's there
+    callers: dict[int, _Caller] = {}
     gated: dict[str, BatchParameter] = {}
     consumers: dict[str, BatchParameter] = {}
     viewed: dict[str, BatchParameter] = {}
@@ -109,13 +115,20 @@ def one_call_away(
         sites = calls[name]
         if any(isinstance(call.func, ast.Attribute) != parameter.method for call, _ in sites):
             continue
-        if name in takes_old and all(_gated_call(call, caller, parameter) for call, caller in sites):
+        if name in takes_old and all(
+            caller is not None and _gated_call(call, callers.setdefault(id(caller), _Caller(caller)), parameter)
+            for call, caller in sites
+        ):
             gated[name] = parameter
         if name in takes_old and all(
             _viewed_call(call, caller, parameter, owners) and id(caller) in viewing for call, caller in sites
         ):
             viewed[name] = parameter
-        if all(_consumes(function, parameter.name, module) for function, _, module in defined):
+        if all(
+            sglang_forward_batch.setdefault(id(module), _forward_batch_from_sglang(module))
+            and _consumes(function, parameter.name)
+            for function, _, module in defined
+        ):
             consumers[name] = parameter
     return OneCallAway(gated, consumers, viewed)
 
@@ -176,25 +189,52 @@ def _collect(
             escapes.add(node.attr)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
             escapes.add(node.value)
+        elif isinstance(node, ast.alias) and node.asname is not None:
+            escapes.add(node.name.rsplit(".", 1)[-1])  # called under another name from here on
         for child in ast.iter_child_nodes(node):
             pending.append((child, node, function))
 
 
-def _gated_call(
-    call: ast.Call, caller: ast.FunctionDef | ast.AsyncFunctionDef | None, parameter: BatchParameter
-) -> bool:
+class _Caller:
+    """What the gate proofs read of one calling function, read once: the tests of the `if` bodies
+    around each call, and where each name is bound."""
+
+    def __init__(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.function = function
+        self.tests = _enclosing_tests(function)
+        self.stores: dict[str, list[ast.Name]] = {}
+        self.assigned: dict[str, list[ast.expr]] = {}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                self.stores.setdefault(node.id, []).append(node)
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                self.assigned.setdefault(node.targets[0].id, []).append(node.value)
+
+    def forward_mode_locals(self, name: str) -> set[str]:
+        """Locals bound once in the function, by an assignment of `name.forward_mode`."""
+        return {
+            local
+            for local, values in self.assigned.items()
+            if len(values) == 1 and len(self.stores.get(local, ())) == 1 and _is_forward_mode(values[0], name)
+        }
+
+
+def _gated_call(call: ast.Call, caller: _Caller, parameter: BatchParameter) -> bool:
     """The call hands the parameter a plain name, inside the body of an `if` whose test proves that
     name's forward mode is neither decode nor idle."""
-    if caller is None:
-        return False
     args: list[object] = list(call.args)
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return False
     passed = passed_at(args, {k.arg: k.value for k in call.keywords if k.arg is not None}, parameter)
     if not isinstance(passed, ast.Name):
         return False
-    modes = _forward_mode_locals(caller, passed.id)
-    return any(_proves_extend(test, passed.id, modes) for test in _enclosing_tests(caller, call))
+    tests = caller.tests.get(id(call), [])
+    # Bound only before the test, if at all: a name bound again inside the `if` holds another value.
+    stores = caller.stores.get(passed.id, [])
+    if len(stores) > 1 or any(store.lineno >= min((test.lineno for test in tests), default=0) for store in stores):
+        return False
+    modes = caller.forward_mode_locals(passed.id)
+    return any(_proves_extend(test, passed.id, modes) for test in tests)
 
 
 def _puts_the_view(module: ast.Module) -> bool:
@@ -228,22 +268,6 @@ def _viewed_call(
     )
 
 
-def _forward_mode_locals(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> set[str]:
-    """Locals bound once in the function, to `name.forward_mode`."""
-    bound: dict[str, list[ast.expr]] = {}
-    for node in ast.walk(function):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            bound.setdefault(node.id, []).append(node)
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            bound.setdefault(node.targets[0].id, []).append(node.value)
-    return {
-        local
-        for local, values in bound.items()
-        if len(values) == 2  # the Store name and the value of its one assignment
-        and any(_is_forward_mode(value, name) for value in values)
-    }
-
-
 def _is_forward_mode(node: ast.AST, name: str) -> bool:
     return (
         isinstance(node, ast.Attribute)
@@ -269,39 +293,41 @@ def _proves_extend(test: ast.expr, name: str, modes: set[str]) -> bool:
     return _is_forward_mode(receiver, name) or (isinstance(receiver, ast.Name) and receiver.id in modes)
 
 
-def _enclosing_tests(function: ast.FunctionDef | ast.AsyncFunctionDef, target: ast.AST) -> list[ast.expr]:
-    """The tests of the `if` statements whose body (not `else`) holds `target`, within the function
-    (not through a nested function or class: those may run anywhere)."""
-    found: list[ast.expr] = []
-
-    def walk(node: ast.AST, tests: list[ast.expr]) -> bool:
-        if node is target:
-            found.extend(tests)
-            return True
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) and node is not function:
-            return False
+def _enclosing_tests(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[int, list[ast.expr]]:
+    """For each call in the function, by id: the tests of the `if` statements whose body (not
+    `else`) holds it (not through a nested function or class: those may run anywhere)."""
+    found: dict[int, list[ast.expr]] = {}
+    pending: list[tuple[ast.AST, list[ast.expr]]] = [(child, []) for child in ast.iter_child_nodes(function)]
+    while pending:
+        node, tests = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Call):
+            found[id(node)] = tests
         if isinstance(node, ast.If):
-            if walk(node.test, tests):
-                return True
-            if any(walk(child, [*tests, node.test]) for child in node.body):
-                return True
-            return any(walk(child, tests) for child in node.orelse)
-        return any(walk(child, tests) for child in ast.iter_child_nodes(node))
-
-    walk(function, [])
+            pending.append((node.test, tests))
+            pending.extend((child, [*tests, node.test]) for child in node.body)
+            pending.extend((child, tests) for child in node.orelse)
+            continue
+        pending.extend((child, tests) for child in ast.iter_child_nodes(node))
     return found
 
 
-def _consumes(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, module: ast.Module) -> bool:
+def _consumes(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
     """`function` hands its parameter `name` to SGLang's `ForwardBatch.init_new` in one of its own
     top-level statements, never binds it again, and otherwise only reads and writes attributes of it
-    that are no override field."""
-    if not _forward_batch_from_sglang(module):
-        return False
-    consuming = [call for call in map(_init_new_call, function.body) if call is not None and _hands(call, name)]
+    that are no override field (the module's `ForwardBatch` is SGLang's: `_forward_batch_from_sglang`)."""
+    consuming = [
+        (index, call)
+        for index, call in enumerate(map(_init_new_call, function.body))
+        if call is not None and _hands(call, name)
+    ]
     if len(consuming) != 1:
         return False
-    allowed = {id(consuming[0].args[0])}
+    index, call = consuming[0]
+    if any(_returns(statement) for statement in function.body[:index]):
+        return False  # a path that returns before `init_new` leaves the override on the batch
+    allowed = {id(call.args[0])}
     for node in ast.walk(function):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name:
             if node.attr in ONE_SHOT_OVERRIDES:
@@ -309,6 +335,18 @@ def _consumes(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, modul
             allowed.add(id(node.value))
     # Anything else is the batch bound again, handed on or read as a whole.
     return not any(isinstance(n, ast.Name) and n.id == name and id(n) not in allowed for n in ast.walk(function))
+
+
+def _returns(statement: ast.stmt) -> bool:
+    """A `return` in `statement`, outside the functions and classes it defines."""
+    pending: list[ast.AST] = [statement]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Return):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            pending.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _init_new_call(statement: ast.stmt) -> ast.Call | None:
