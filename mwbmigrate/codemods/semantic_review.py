@@ -153,7 +153,6 @@ def _bound_names(target: cst.BaseExpression) -> list[str]:
     return []
 
 
-# ForwardMode tests true only in modes where the old object carried the extend lengths:
 def _proves_extend(test: cst.BaseExpression, holds_old: set[str], scan: _FunctionScan) -> bool:
     """Whether `test` being true proves the old object's forward mode was neither decode nor idle."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
@@ -195,6 +194,8 @@ class ReportSemanticRisks(MigrationCodemod):
     # override-moves' plans for the function being visited, by id of the statement.
     _write_plans: dict[int, int | Refused]
     _assert_plans: dict[int, AssertMove | Refused]
+    # The function's statements, by id, to the id of the block that holds each.
+    _blocks: dict[int, int]
 
     def _line(self, node: cst.CSTNode) -> int:
         return self.line_of(node)
@@ -282,14 +283,16 @@ class ReportSemanticRisks(MigrationCodemod):
             for name, bindings in facts.bindings.items()
             if any(b.call is not None and override_argument(b.call) is not None for b in bindings)
         }
-        # Where each override field is set again: a forward after that consumes the new value.
-        sets: dict[str, list[int]] = {}
-        for call, _ in scan.calls:
+        # Where each override field is set again, in the same block: a forward after that consumes
+        # the new value. (One set on another branch runs instead of this one, not after it.)
+        self._blocks = {id(statement): id(block) for block in function_blocks(node)[0] for statement in block.body}
+        sets: dict[str, list[tuple[int, int]]] = {}
+        for call, statement in scan.calls:
             if old_method_call(call) is not None and override_argument(call) is not None:
-                sets.setdefault(OVERRIDE_ARGUMENT, []).append(self._line(call))
-        for target, _ in scan.writes:
+                sets.setdefault(OVERRIDE_ARGUMENT, []).append(self._where(call, statement))
+        for target, statement in scan.writes:
             if target.value in accesses and target.attr.value in ONE_SHOT_OVERRIDES:
-                sets.setdefault(target.attr.value, []).append(self._line(target))
+                sets.setdefault(target.attr.value, []).append(self._where(target, statement))
         # Batches whose `seq_lens_cpu_cache` this function writes and reads back as the old method's
         # override: the write, which leaves the value on the batch, is where the hazard is.
         written_back = {
@@ -302,7 +305,7 @@ class ReportSemanticRisks(MigrationCodemod):
         read_back: set[str] = set()
         for call, statement in scan.calls:
             if old_method_call(call) is not None and override_argument(call) is not None:
-                until = self._set_again(call, sets[OVERRIDE_ARGUMENT])
+                until = self._set_again(self._where(call, statement), sets[OVERRIDE_ARGUMENT])
                 if statement not in facts.kept:  # a kept snapshot holds the override for every forward, as before
                     self._check_consumed(call, statement, consuming, f"`{OLD_METHOD}({OVERRIDE_ARGUMENT}=...)`", until)
                 value = override_argument(call)
@@ -330,7 +333,7 @@ class ReportSemanticRisks(MigrationCodemod):
             field = target.attr.value
             if target.value in accesses:
                 if field in ONE_SHOT_OVERRIDES:
-                    until = self._set_again(target, sets[field])
+                    until = self._set_again(self._where(target, statement), sets[field])
                     self._check_consumed(target, statement, consuming, f"`{field}` override", until)
                 elif self._undone_by_isolation(node, cst.ensure_type(target.value, cst.Name).value):
                     self.review(
@@ -392,7 +395,6 @@ class ReportSemanticRisks(MigrationCodemod):
                 field in UNGATED_FIELDS
                 and not any(_proves_extend(test, holds_old, scan) for test in scan.gates.get(id(attribute), ()))
                 and not self._gated_one_call_up(node, receiver.value, facts)
-                and not self._viewed_one_call_up(node, receiver.value, facts)
             ):
                 self.review(
                     statement,
@@ -428,22 +430,16 @@ class ReportSemanticRisks(MigrationCodemod):
         return isinstance(passed, cst.Name) and passed.value in holds_old
 
     def _gated_one_call_up(self, function: cst.FunctionDef, receiver: str, facts: FunctionFacts) -> bool:
-        """`receiver` is the parameter of a helper that every call in the tree hands an old object
-        whose forward mode it has tested to be neither decode nor idle, and the helper never binds it
-        again (analysis/one_call_away.py)."""
-        parameter = self.state.project_callers.one_call_away.extend_gated.get(function.name.value)
-        if parameter is None or parameter.name != receiver or facts.scope is None:
-            return False
-        return len(list(facts.scope.assignments[receiver])) == 1
-
-    def _viewed_one_call_up(self, function: cst.FunctionDef, receiver: str, facts: FunctionFacts) -> bool:
-        """`receiver` is the parameter of a helper that only `ForwardBatch.init_new` calls, handing it
-        its own batch, which core-runtime makes the runtime's gated view there; the helper never
-        binds it again (analysis/one_call_away.py)."""
-        if not codemod_runs(CORE_RUNTIME, self.state.disabled_codemods):
-            return False
-        parameter = self.state.project_callers.one_call_away.through_view.get(function.name.value)
-        if parameter is None or parameter.name != receiver or facts.scope is None:
+        """`receiver` is the parameter of a helper whose every call in the tree hands it an old object
+        whose mode the caller tested for extend, or (core-runtime running) of one that only
+        `ForwardBatch.init_new` calls with its batch, its gated view there; and the helper never binds
+        it again (analysis/one_call_away.py)."""
+        facts_away = self.state.project_callers.one_call_away
+        tables = [facts_away.extend_gated]
+        if codemod_runs(CORE_RUNTIME, self.state.disabled_codemods):
+            tables.append(facts_away.through_view)
+        parameters = [table[function.name.value] for table in tables if function.name.value in table]
+        if not any(parameter.name == receiver for parameter in parameters) or facts.scope is None:
             return False
         return len(list(facts.scope.assignments[receiver])) == 1
 
@@ -497,10 +493,15 @@ class ReportSemanticRisks(MigrationCodemod):
                 names.add(param.name.value)
         return names
 
-    def _set_again(self, node: cst.CSTNode, lines: list[int]) -> int | None:
-        """The line where the override `node` sets is next set again, if any."""
-        line = self._line(node)
-        return min((other for other in lines if other > line), default=None)
+    def _where(self, node: cst.CSTNode, statement: cst.CSTNode) -> tuple[int, int]:
+        """`node`'s line, and the block its statement stands in."""
+        return self._line(node), self._blocks.get(id(statement), id(statement))
+
+    @staticmethod
+    def _set_again(where: tuple[int, int], sets: list[tuple[int, int]]) -> int | None:
+        """The line where the override set at `where` is next set again in its block, if any."""
+        line, block = where
+        return min((other for other, other_block in sets if other > line and other_block == block), default=None)
 
     def _check_consumed(
         self, node: cst.CSTNode, statement: cst.CSTNode, consuming: list[int], what: str, until: int | None
