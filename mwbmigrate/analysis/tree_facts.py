@@ -13,7 +13,8 @@ that proof, whichever module they are in:
   a `__getattribute__`, `__setattr__` or `__delattr__` installed on a class anywhere, or defined in
   a module that names the batch or the old API (`ScheduleBatch`, `ModelWorkerBatch`,
   `get_model_worker_batch`), and there also a class built on a container (`dict`, `list`, ...),
-  false when empty: the old method tested the speculative input by truth, `init_new` by `is not None`. The old method ran such reads when the snapshot was taken, in its order;
+  false when empty: the old method tested the speculative input by truth, `init_new` by `is not
+  None`. The old method ran such reads when the snapshot was taken, in its order;
   `init_new` on the live batch runs them at the forward, in another order, and writes the one-shot
   fields' resets on the batch, which the old method never wrote.
 

@@ -294,14 +294,22 @@ def changes_requests(function: cst.FunctionDef, window_end: cst.CSTNode | None =
 def window_end(function: cst.FunctionDef, binding: cst.CSTNode, name: str, scope: Scope) -> cst.CSTNode | None:
     """The last statement of `binding`'s block that uses the snapshot `name` binds there, when `name`
     is bound once, used nowhere else, and never kept: each use reads an attribute of it or hands it
-    to a call (as the old object was handed to the worker), none is in a nested function or lambda.
-    None otherwise: a snapshot kept in a name, a container or a closure may reach a forward later."""
+    to a call (as the old object was handed to the worker), in the function's own scope (not a
+    closure, a lambda or a comprehension). None otherwise: a snapshot kept in a name, a container or
+    a closure may reach a forward later."""
     assignments = list(scope.assignments[name])
     block = _block_of(function, binding)
     if len(assignments) != 1 or block is None:
         return None
-    references = {id(reference.node) for reference in assignments[0].references}
-    if not references <= _read_or_handed(function, name):
+    uses = assignments[0].references
+    if any(use.scope is not scope for use in uses):
+        return None
+    references = {id(use.node) for use in uses}
+    read = m.findall(function.body, m.Attribute(value=m.Name(name)))
+    handed = m.findall(function.body, m.Arg(value=m.Name(name), star=""))
+    if not references <= {id(cst.ensure_type(n, cst.Attribute).value) for n in read} | {
+        id(cst.ensure_type(n, cst.Arg).value) for n in handed
+    }:
         return None
     start = next(i for i, s in enumerate(block) if s is binding)
     end: cst.CSTNode = binding
@@ -311,38 +319,6 @@ def window_end(function: cst.FunctionDef, binding: cst.CSTNode, name: str, scope
         if found:
             end, seen = statement, seen | found
     return end if seen == references else None
-
-
-def _read_or_handed(function: cst.FunctionDef, name: str) -> set[int]:
-    """The ids of the `name` nodes of the function whose value an attribute read takes, or that are
-    a call's argument, outside nested functions and lambdas."""
-    found: set[int] = set()
-
-    class _Finder(cst.CSTVisitor):
-        depth = 0
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            self.depth += 1
-
-        def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-            self.depth -= 1
-
-        def visit_Lambda(self, node: cst.Lambda) -> None:
-            self.depth += 1
-
-        def leave_Lambda(self, original_node: cst.Lambda) -> None:
-            self.depth -= 1
-
-        def visit_Attribute(self, node: cst.Attribute) -> None:
-            if self.depth == 0 and _names(node.value, frozenset({name})):
-                found.add(id(node.value))
-
-        def visit_Arg(self, node: cst.Arg) -> None:
-            if self.depth == 0 and not node.star and _names(node.value, frozenset({name})):
-                found.add(id(node.value))
-
-    function.body.visit(_Finder())
-    return found
 
 
 def _after(function: cst.FunctionDef, statement: cst.CSTNode) -> set[int]:

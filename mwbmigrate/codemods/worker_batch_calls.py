@@ -250,9 +250,11 @@ class DropWorkerBatchCalls(MigrationCodemod):
         """The window's asserts on the snapshot's capture mode read what the old method derived,
         from the batch (analysis/window.py, `derived_mode_check`)."""
         enum = proof.capture_mode_enum()
+        # The snapshot's own uses: not a nested function's local of the same name.
+        uses = {id(use.node) for assignment in proof.scope.assignments[name] for use in assignment.references}
         for statement in m.findall(function.body, m.SimpleStatementLine()):
             read = proof.derived_mode_check(statement, name)
-            if read is not None and enum is not None:
+            if read is not None and enum is not None and id(read.value) in uses:
                 self._derived_modes[id(read)] = (receiver, enum)
 
     def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
