@@ -97,28 +97,24 @@ def _code(
 _CODES = (
     _code(
         "MWB101",
-        "`get_model_worker_batch()` kept: the snapshot and the live batch would differ",
-        """The call is not removed because reading `batch` instead of the snapshot would change what is
-        read: on some path from the call to a use of its result the batch certainly changes what that
-        use observes (the receiver rebound or deleted, `batch.<attr>` written, by assignment, `setattr`
-        or `del`, also through another name or in a loop around the use), the result's name is
-        deleted, or the call is inline with an override argument.
-        Every later use of the name that still holds the old object is marked too.""",
+        "`get_model_worker_batch()` kept: the call has no translation, or its name does not always hold the snapshot",
+        """The call is not removed. It takes arguments other than the one override argument
+        (`seq_lens_cpu_cache`), which have no translation; or, with `--live-batch`, the name bound to
+        it is also bound to something that is not the batch, is a parameter, is both the receiver and
+        the result, or is bound from more than one receiver, so reading the batch there would change
+        what it holds. Every later use of the name that still holds the old object is marked too.""",
         """
         def _step(self, batch):
-            mwb = batch.get_model_worker_batch()
-            batch = self.next_batch()
+            mwb = batch.get_model_worker_batch(self.cache, self.extra)
             return self.worker.forward_batch_generation(mwb)
         """,
         """
         def _step(self, batch):
-            mwb = batch.get_model_worker_batch()  # mwbmigrate: MWB101 `get_model_worker_batch()` kept: `batch` is rebound before the last use of `mwb`
-            batch = self.next_batch()
+            mwb = batch.get_model_worker_batch(self.cache, self.extra)  # mwbmigrate: MWB101 `get_model_worker_batch()` kept: `get_model_worker_batch` called with arguments other than `seq_lens_cpu_cache`
             return self.worker.forward_batch_generation(mwb)  # mwbmigrate: MWB101 `mwb` still holds the old object: its `get_model_worker_batch()` was kept
         """,
-        """Decide which batch the worker should see. Usually: keep a reference to the batch the call was
-        made on (`forward_batch = batch` before the rebinding), or move the write after the last read,
-        then pass that batch and delete the call. 0.5.13 has no `get_model_worker_batch`.""",
+        """Decide what the extra arguments meant for the forward, set that on the batch (or pass it to
+        the worker), then pass the batch and delete the call. 0.5.13 has no `get_model_worker_batch`.""",
         "worker-batch-calls",
         live_batch=True,
     ),
@@ -158,8 +154,8 @@ _CODES = (
         """,
         """
         def _step(self, batch):
-            batch.capture_hidden_mode = CaptureHiddenMode.LAST  # mwbmigrate: MWB103 `capture_hidden_mode` override is not consumed by a forward in this function; …
-            return self.prepare(batch)  # mwbmigrate: MWB142 `mwb` is handed to `prepare()`, which may keep it: …
+            batch.capture_hidden_mode = CaptureHiddenMode.LAST  # mwbmigrate: MWB103 `capture_hidden_mode` override is not consumed by a forward in this function; …  # mwbmigrate: MWB141 `mwb` now reads the live `batch`, not proven the same: …
+            return self.prepare(batch)
         """,
         """Set the override right before the call that consumes it (in the function that calls
         `ForwardBatch.init_new` / `forward_batch_generation`), and set it again before each further
@@ -243,7 +239,7 @@ _CODES = (
         """,
         """
         def _verify(self, batch):
-            batch.seq_lens_cpu_cache = batch.seq_lens_cpu_cache  # mwbmigrate: MWB116 `get_model_worker_batch(seq_lens_cpu_cache=...)` not moved next to its consuming call: …  # mwbmigrate: MWB107 `seq_lens_cpu_cache` reused across forwards; in 0.5.13 it is a one-shot override consumed by init_new
+            batch.seq_lens_cpu_cache = batch.seq_lens_cpu_cache  # mwbmigrate: MWB116 `get_model_worker_batch(seq_lens_cpu_cache=...)` not moved next to its consuming call: …  # mwbmigrate: MWB107 `seq_lens_cpu_cache` reused across forwards; in 0.5.13 it is a one-shot override consumed by init_new  # mwbmigrate: MWB141 `mwb` now reads the live `batch`, not proven the same: …
             return self.worker.forward_batch_generation(batch)
         """,
         """Keep the cache somewhere of your own (an attribute of the worker) and set
@@ -423,8 +419,8 @@ _CODES = (
         """,
         """
         def _step(self, batch):
-            batch.capture_hidden_mode = CaptureHiddenMode.LAST  # mwbmigrate: MWB116 `capture_hidden_mode` override not moved next to its consuming call: the batch is handed to a call in between, …
-            self.log(batch)  # mwbmigrate: MWB142 `mwb` is handed to `log()`, which may keep it: …
+            batch.capture_hidden_mode = CaptureHiddenMode.LAST  # mwbmigrate: MWB116 `capture_hidden_mode` override not moved next to its consuming call: the batch is handed to a call in between, …  # mwbmigrate: MWB141 `mwb` now reads the live `batch`, not proven the same: …
+            self.log(batch)
             return self.worker.forward_batch_generation(batch)
         """,
         """Check the statements in between (the marker names the hazard). If none of them reads or
@@ -665,7 +661,7 @@ _CODES = (
         """,
         """
         def _step(self, batch):
-            self.saved = copy.copy(batch)  # mwbmigrate: MWB131 `copy.copy` of the former old object now copies or serialises the live ScheduleBatch (pools, allocators, requests), …
+            self.saved = copy.copy(batch)  # mwbmigrate: MWB131 `copy.copy` of the former old object now copies or serialises the live ScheduleBatch (pools, allocators, requests), …  # mwbmigrate: MWB141 `mwb` now reads the live `batch`, not proven the same: …
             return self.worker.forward_batch_generation(batch)
         """,
         """Copy only the fields you need (`seq_lens.clone()`, `list(batch.reqs)`, …), or the
@@ -769,7 +765,7 @@ _CODES = (
         """,
         """
         def _step(self, batch):
-            if batch.bid % 2:  # mwbmigrate: MWB136 `bid`: a field of older ModelWorkerBatch versions; ScheduleBatch has no `bid`
+            if batch.bid % 2:  # mwbmigrate: MWB136 `bid`: a field of older ModelWorkerBatch versions; ScheduleBatch has no `bid`  # mwbmigrate: MWB141 `mwb` now reads the live `batch`, not proven the same: …
                 return self.worker.forward_batch_generation(batch)
         """,
         """Follow the marker: read the removed fields from the `ForwardBatch` (`forward_batch.
@@ -790,7 +786,7 @@ _CODES = (
         """,
         """
         def _step(self, batch):
-            batch.draft_tree_state = self.tree_state  # mwbmigrate: MWB106 write to `draft_tree_state` now mutates …  # mwbmigrate: MWB137 `draft_tree_state` is no field of 0.5.12.post1's ModelWorkerBatch (fork-only?): …
+            batch.draft_tree_state = self.tree_state  # mwbmigrate: MWB106 write to `draft_tree_state` now mutates …  # mwbmigrate: MWB137 `draft_tree_state` is no field of 0.5.12.post1's ModelWorkerBatch (fork-only?): …  # mwbmigrate: MWB141 `mwb` now reads the live `batch`, not proven the same: …
             return self.worker.forward_batch_generation(batch)
         """,
         """Declare the field on your `ScheduleBatch` (and reset it after the forward if it was
@@ -860,8 +856,8 @@ _CODES = (
         """,
         """
         def _step(self, batch):
-            batch.capture_hidden_mode = CaptureHiddenMode.LAST  # mwbmigrate: MWB116 `capture_hidden_mode` override not moved next to its consuming call: …  # mwbmigrate: MWB138 `capture_hidden_mode` kept: 0.5.16 has no such ScheduleBatch field; …
-            self.log(batch)  # mwbmigrate: MWB142 `mwb` is handed to `log()`, which may keep it: …
+            batch.capture_hidden_mode = CaptureHiddenMode.LAST  # mwbmigrate: MWB116 `capture_hidden_mode` override not moved next to its consuming call: …  # mwbmigrate: MWB141 `mwb` now reads the live `batch`, not proven the same: …  # mwbmigrate: MWB138 `capture_hidden_mode` kept: 0.5.16 has no such ScheduleBatch field; …
+            self.log(batch)
             return self.worker.forward_batch_generation(batch)
         """,
         """Pass the value as the consuming call's keyword (`capture_hidden_mode=M`,
@@ -882,7 +878,7 @@ _CODES = (
         """,
         """
         def _verify(self, batch, spec_info):
-            batch.seq_lens_cpu_cache = spec_info.seq_lens_cpu  # mwbmigrate: MWB139 `seq_lens_cpu_cache` kept: 0.5.16 has no such override and `ForwardBatch.init_new` reads `batch.seq_lens_cpu`; …
+            batch.seq_lens_cpu_cache = spec_info.seq_lens_cpu  # mwbmigrate: MWB141 `mwb` now reads the live `batch`, not proven the same: …  # mwbmigrate: MWB139 `seq_lens_cpu_cache` kept: 0.5.16 has no such override and `ForwardBatch.init_new` reads `batch.seq_lens_cpu`; …
             return self.worker.forward_batch_generation(batch)
         """,
         """Set `batch.seq_lens_cpu` to the value around the forward and restore it after (`try`/
@@ -904,7 +900,7 @@ _CODES = (
         """,
         """
         def _step(self, batch):
-            batch.return_hidden_states_before_norm = True  # mwbmigrate: MWB140 `return_hidden_states_before_norm` kept: 0.5.16's `forward_batch_generation` takes no `return_hidden_states_before_norm=`; …
+            batch.return_hidden_states_before_norm = True  # mwbmigrate: MWB141 `mwb` now reads the live `batch`, not proven the same: …  # mwbmigrate: MWB140 `return_hidden_states_before_norm` kept: 0.5.16's `forward_batch_generation` takes no `return_hidden_states_before_norm=`; …
             return self.worker.forward_batch_generation(batch)
         """,
         """Build the forward batch yourself with `ForwardBatch.init_new(batch, model_runner,
@@ -916,12 +912,13 @@ _CODES = (
     ),
     _code(
         "MWB141",
-        "a call that may change the batch runs before a use of the former snapshot",
-        """`get_model_worker_batch()` was dropped and its name now reads the live batch, but between the
-        two a call receives the batch (or a method of it runs, or a method of its owner `self`), or
-        the function suspends (`await`, `yield`, `async with`, `async for`), and the batch may change:
-        the snapshot would not have seen that change, the live batch does. The marker is on the call.
-        With `--live-batch`, silence needs proof: README, "With `--live-batch`: the proof rules", rules 1 and 2.""",
+        "`--live-batch`: the former snapshot reads the live batch where the window allowlist does not prove it the same",
+        """`get_model_worker_batch()` was dropped and its name now reads the live batch, as upstream did,
+        but the window allowlist (README, "When the live batch is read") does not prove that nothing
+        between the call and the name's last use can change the batch, or keep it. The one marker
+        of the site sits on the first window statement the allowlist did not prove, and names it. A
+        write, `del` or rebinding of the batch there is a certain change, and the marker says so.
+        By default such a site keeps the snapshot in code instead (MWB182).""",
         """
         def _step(self, batch):
             mwb = batch.get_model_worker_batch()
@@ -930,34 +927,34 @@ _CODES = (
         """,
         """
         def _step(self, batch):
-            self.scheduler.update(batch)  # mwbmigrate: MWB141 `batch` is passed to `update()` before `mwb` is used: `mwb` was a snapshot, now it is the live batch
+            self.scheduler.update(batch)  # mwbmigrate: MWB141 `mwb` now reads the live `batch`, not proven the same: `self.scheduler.update(batch)` is not `ForwardBatch.init_new(...)` alone
             return self.worker.forward_batch_generation(batch)
         """,
-        """Check whether the call changes a field the worker reads. If it does, take what the worker
-        needs before the call, or call it after the forward.""",
+        """Check whether the statement changes a field the worker reads, or keeps the batch. If it does,
+        take what the worker needs before it, or run it after the forward; or run without
+        `--live-batch`, which keeps the snapshot there.""",
         "worker-batch-calls",
         live_batch=True,
     ),
     _code(
         "MWB142",
-        "the former snapshot is kept beyond its statement: it is the live batch now",
-        """The name that held the snapshot (or an inline `get_model_worker_batch()`) is stored, appended,
-        returned, captured, or handed to a call that may keep it (`functools.partial`, a constructor,
-        any function that is neither SGLang's consumer nor a helper of the module proven to keep
-        nothing); it now keeps the live `ScheduleBatch`, whose later changes show through it.
-        With `--live-batch`, silence needs proof: README, "With `--live-batch`: the proof rules", rules 3 and 4.""",
+        "`--live-batch`: an inline `get_model_worker_batch()` reads the live batch where the window allowlist does not prove it the same",
+        """The inline call was a snapshot whose window is its statement. It now reads the live batch,
+        as upstream did, but the statement is not `ForwardBatch.init_new(...)` alone with arguments
+        that run no code, so the batch may change before the callee reads it, or be kept by it, and
+        its later changes show through.""",
         """
         def _step(self, batch):
-            mwb = batch.get_model_worker_batch()
-            self.history.append(mwb)
-            return self.worker.forward_batch_generation(mwb)
-        """,
-        """
-        def _step(self, batch):
-            self.history.append(batch)  # mwbmigrate: MWB142 `mwb` is passed to `.append()`, which keeps it: it was a snapshot, now it is the live `batch`, …
+            self.history.append(batch.get_model_worker_batch())
             return self.worker.forward_batch_generation(batch)
         """,
-        """Keep what the holder needs at that moment (copies of the fields it reads), not the batch.""",
+        """
+        def _step(self, batch):
+            self.history.append(batch)  # mwbmigrate: MWB142 the inline `get_model_worker_batch()` now reads the live `batch`, not proven the same: …
+            return self.worker.forward_batch_generation(batch)
+        """,
+        """Keep what the holder needs at that moment (copies of the fields it reads), not the batch; or
+        run without `--live-batch`, which keeps the snapshot there.""",
         "worker-batch-calls",
         live_batch=True,
     ),
@@ -1452,7 +1449,7 @@ _CODES = (
         """,
         """
         def _step(self, batch):
-            batch.token_type_ids = self.token_types  # mwbmigrate: MWB106 write to `token_type_ids` now mutates the scheduler's ScheduleBatch …; MWB181 `token_type_ids`: removed from ScheduleBatch in 0.5.13; …
+            batch.token_type_ids = self.token_types  # mwbmigrate: MWB106 write to `token_type_ids` now mutates the scheduler's ScheduleBatch …; MWB181 `token_type_ids`: removed from ScheduleBatch in 0.5.13; …  # mwbmigrate: MWB141 `mwb` now reads the live `batch`, not proven the same: …
             return self.worker.forward_batch_generation(batch)
         """,
         """Hand the value to where 0.5.13 reads it: the four removed fields are derived from

@@ -5,7 +5,8 @@ Run: ``python scripts/golden_outputs.py record [--tree]`` writes ``tests/golden/
 ``python scripts/golden_outputs.py check [--tree]`` compares and names what differs.
 ``tests/test_golden_outputs.py`` runs the check (the SGLang tree only with ``MWBMIGRATE_GOLDEN_TREE=1``).
 
-What is fingerprinted, for each target (0.5.13, 0.5.16, 0.5.23; the contract step included):
+What is fingerprinted, for each target (0.5.13, 0.5.16, 0.5.23; the contract step included), and for
+`--live-batch` at 0.5.13:
 - ``examples/fork``: the JSON report of a dry-run (per-file status, diff, review items, the runtime
   dependency, the contract's count), and each changed file's diff;
 - every hand-written differential case (``tests/soundness/cases``), at the default target: the
@@ -41,14 +42,19 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
+# `--live-batch` is fingerprinted at the default target: its own outputs, held like the others.
+LIVE = "0.5.13 --live-batch"
+
+
 def _report(tree: Path, target: str) -> dict[str, Any]:
-    """The dry-run's JSON report on `tree` (a copy, changed by nothing), fingerprinted."""
+    """The dry-run's JSON report on `tree` (a copy, changed by nothing), fingerprinted. `target` is a
+    release, or `LIVE`."""
     from typer.testing import CliRunner
 
     from mwbmigrate.cli import app
 
     arguments = ["rewrite", str(tree), "--dry-run", "--no-cache", "--no-progress", "--format", "json"]
-    result = CliRunner().invoke(app, [*arguments, "--jobs", "2", "--target-version", target])
+    result = CliRunner().invoke(app, [*arguments, "--jobs", "2", "--target-version", *target.split()])
     document = json.loads(result.stdout)
     document["contract"]["note"] = _READ_FROM.sub("(read from <cache>)", document["contract"]["note"])
     files = {entry["path"]: _digest(entry["diff"]) for entry in document["files"] if entry["diff"]}
@@ -75,7 +81,7 @@ def _cases() -> dict[str, str]:
 def fork_outputs(targets: tuple[str, ...] = TARGETS) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="mwbmigrate-golden-") as scratch:
         fork = _copied(REPO / "examples" / "fork", Path(scratch), "fork")
-        return {"examples/fork": {target: _report(fork, target) for target in targets}}
+        return {"examples/fork": {target: _report(fork, target) for target in (*targets, LIVE)}}
 
 
 def case_outputs() -> dict[str, Any]:
@@ -87,7 +93,7 @@ def tree_outputs() -> dict[str, Any]:
 
     with tempfile.TemporaryDirectory(prefix="mwbmigrate-golden-") as scratch:
         sglang = _copied(sglang_tree(OLD_VERSION) / "sglang", Path(scratch) / "tree", "sglang")
-        return {f"sglang-{OLD_VERSION}": {target: _report(sglang, target) for target in TARGETS}}
+        return {f"sglang-{OLD_VERSION}": {target: _report(sglang, target) for target in (*TARGETS, LIVE)}}
 
 
 def compute(*, tree: bool) -> dict[str, Any]:

@@ -47,8 +47,6 @@ _UPSTREAM_RENAMED: dict[str, bool] = {  # function name -> public
     "_forward_batch_generation_mlx": False,
     "_async_extend_batch": False,
 }
-# Every one of them, public or not.
-UPSTREAM_RENAMED_CALLEES = frozenset(_UPSTREAM_RENAMED)
 # The public ones, with their renamed parameters: keyword callers in plugins follow them even when
 # the definition is not in the tree being migrated.
 UPSTREAM_RENAMED_PARAMETERS: dict[str, dict[str, str]] = {

@@ -11,13 +11,18 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 import libcst as cst
+import libcst.matchers as m
 from libcst import MetadataDependent
 from libcst.metadata import Assignment, Scope, ScopeProvider
 
-from mwbmigrate.analysis.callee_summaries import CalleeSummaries
-from mwbmigrate.analysis.mutations import REBOUND, Hazard, snapshot_report
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
-from mwbmigrate.analysis.window import Unproven, WindowProof
+from mwbmigrate.analysis.window import (
+    Unproven,
+    WindowProof,
+    certainly_changes,
+    following_statement,
+    statement_code,
+)
 
 # Each local's plain `name = value` bindings, in order: name -> [(statement, value)].
 AssignsByName = dict[str, list[tuple[cst.SimpleStatementLine, cst.BaseExpression]]]
@@ -42,6 +47,8 @@ class FunctionFacts:
     calls_old_method: bool = False  # `x.get_model_worker_batch(...)` anywhere in the body, bound or not
     # Snapshots kept in code (`worker_batch_snapshot`): binding statement -> why the live batch is not proven.
     kept: dict[cst.SimpleStatementLine, Unproven] = field(default_factory=dict)
+    # `--live-batch`: the snapshot names that read the live batch where the allowlist did not prove it.
+    unproven_live: set[str] = field(default_factory=set)
 
     def old_object_accesses(self) -> set[cst.Name]:
         """Every `Name` node that reads a name holding the old object in this function."""
@@ -117,16 +124,17 @@ def analyse_function(
     param_is_old: Callable[[cst.Param], bool],
     skip_receivers: Collection[str] = frozenset(),
     proof: WindowProof | None = None,
+    keep_snapshots: bool = True,
 ) -> FunctionFacts:
     """Facts about one function; `param_is_old(param)` says whether a parameter holds the old object.
 
     Calls on `skip_receivers` are not SGLang's method (a local class defines its own) and are
     left out silently: the wild-shapes codemod reports them.
 
-    With a `proof` (the default, safe mode), a snapshot becomes the live batch only where the window
-    allowlist proves it (analysis.window); every other one is kept in code (`kept`). Without it
-    (`--live-batch`), every snapshot the mutation analysis does not refuse becomes the live batch,
-    marked where it may differ.
+    A snapshot reads the live batch silently only where the window allowlist (`proof`, analysis.window)
+    proves it. Every other one is kept in code (`kept`) with `keep_snapshots` (the default), or
+    (`--live-batch`) reads the live batch too, with one hazard marker naming the first window
+    statement the allowlist did not prove (`reviews`, MWB141).
     """
     scope = codemod.get_metadata(ScopeProvider, function.body, None)
     facts = FunctionFacts(function=function, scope=scope)
@@ -169,7 +177,7 @@ def analyse_function(
         unmigratable = any(not call_is_migratable(call) for _statement, call in calls.get(name, []))
         if unmigratable:
             reason = f"`{OLD_METHOD}` called with arguments other than `{OVERRIDE_ARGUMENT}`"
-        elif reason is not None and proof is not None:
+        elif reason is not None and keep_snapshots:
             # The copy keeps the old object whatever else the name is bound to.
             hazard = f"{reason}: there the forward gets that value, not a snapshot"
             for statement, _call in calls.get(name, []):
@@ -187,12 +195,7 @@ def analyse_function(
                 candidates.pop(name, None)
                 break
 
-    if proof is not None:
-        _prove_windows(proof, facts, candidates, assigns_by_name)
-    summaries = CalleeSummaries(lambda node: codemod.get_metadata(ScopeProvider, node, None))
-    for receiver in sorted(set(candidates.values()) if proof is None else ()):
-        names = {name for name, r in candidates.items() if r == receiver}
-        _judge_snapshots(summaries, facts, function, scope, receiver, names, candidates, assigns_by_name)
+    _prove_windows(proof, facts, candidates, assigns_by_name, keep_snapshots)
 
     facts.aliases = candidates
     for name in candidates:
@@ -203,9 +206,13 @@ def analyse_function(
 
 
 def _prove_windows(
-    proof: WindowProof, facts: FunctionFacts, candidates: dict[str, str], assigns_by_name: AssignsByName
+    proof: WindowProof | None,
+    facts: FunctionFacts,
+    candidates: dict[str, str],
+    assigns_by_name: AssignsByName,
+    keep_snapshots: bool,
 ) -> None:
-    """Safe mode: a snapshot name reads the live batch only where the allowlist proves its window."""
+    """A snapshot name reads the live batch silently only where the allowlist proves its window."""
     names = set(candidates)
     for group in set(_alias_groups(names, assigns_by_name).values()):
         first_name = sorted(group)[0]
@@ -217,15 +224,29 @@ def _prove_windows(
             unproven = Unproven(statement, f"`{first_name}` is bound more than once")
         else:
             call = old_method_call(value)
-            if call is not None and call.args:
+            if call is not None and call.args and keep_snapshots:
                 unproven = Unproven(
                     statement,
                     f"it takes `{OVERRIDE_ARGUMENT}`, which the snapshot kept for every forward and a forward "
                     f"consumes from the batch",
                 )
+            elif call is not None and call.args:
+                # The override goes on the batch, where 0.5.13's `init_new` also checks its shape against
+                # the batch's `seq_lens` and 0.5.16's reads no such field.
+                unproven = Unproven(
+                    statement,
+                    f"it takes `{OVERRIDE_ARGUMENT}`, which the old method put in the snapshot alone; on the "
+                    f"batch, the target's forward reads it otherwise",
+                )
+            elif proof is None:
+                unproven = Unproven(statement, "the tool does not follow this function's scope")
             else:
                 unproven = proof.bound(statement, first_name, candidates[first_name])
         if unproven is None:
+            continue
+        if not keep_snapshots:
+            facts.unproven_live |= group
+            facts.reviews.append(_live_hazard(_kept_in_code(unproven, group, assigns_by_name, proof), group, candidates[first_name]))  # fmt: skip
             continue
         for name in group:
             for bound_statement, bound_value in assigns_by_name[name]:
@@ -259,64 +280,48 @@ def _alias_refusal(
     return None
 
 
-def _judge_snapshots(
-    summaries: CalleeSummaries,
-    facts: FunctionFacts,
-    function: cst.FunctionDef,
-    scope: Scope,
-    receiver: str,
-    names: set[str],
-    candidates: dict[str, str],
-    assigns_by_name: AssignsByName,
-) -> None:
-    """Whether the batch can change before a use of the snapshot names bound from `receiver`
-    (analysis.mutations). A definite change (a write, a rebinding, a `del`) keeps the call (MWB101);
-    a possible one (a call that may change the batch) is rewritten and marked there (MWB141); a
-    snapshot that outlives its statement is rewritten and marked where it escapes (MWB142).
+def _kept_in_code(
+    unproven: Unproven, group: frozenset[str], assigns_by_name: AssignsByName, proof: WindowProof | None
+) -> Unproven:
+    """`unproven`, on the statement that runs next where it stopped at a binding the rewrite deletes
+    (every binding of the group but one that sets an override): a marker there would go with it."""
+    values = {id(statement): value for name in group for statement, value in assigns_by_name.get(name, ())}
 
-    Names joined by `x = y` are one snapshot: they are kept or rewritten together."""
-    report = snapshot_report(function, scope, receiver, names, summaries)
-    groups = _alias_groups(names, assigns_by_name)
-    refused: dict[frozenset[str], str] = {}
-    for name, _statement in report.deleted:
-        refused.setdefault(groups[name], f"`del {name}` would delete `{receiver}` once `{name}` reads it")
-    for hazard in report.hazards:
-        if hazard.mutation.definite:
-            refused.setdefault(groups[hazard.name], _definite_reason(hazard, receiver))
-    for group, reason in refused.items():
-        for name in sorted(group):
-            if any(old_method_call(value) is not None for _, value in assigns_by_name[name]):
-                facts.refusals.append((assigns_by_name[name][0][0], reason))
-            candidates.pop(name, None)
-    reviews: dict[tuple[int, str], tuple[cst.CSTNode, str, str]] = {}
-    for hazard in report.hazards:
-        if hazard.name in candidates:
-            mutation = hazard.mutation
-            reason = (
-                f"{mutation.description} before `{hazard.name}` is used: "
-                f"`{hazard.name}` was a snapshot, now it is the live batch"
-            )
-            reviews.setdefault((id(mutation.statement), reason), (mutation.statement, "MWB141", reason))
-    for escape in report.escapes:
-        if escape.name in candidates:
-            reason = (
-                f"`{escape.name}` is {escape.how}: it was a snapshot, now it is the live `{receiver}`, "
-                f"whose later changes show through it"
-            )
-            reviews.setdefault((id(escape.statement), reason), (escape.statement, "MWB142", reason))
-    facts.reviews.extend(reviews.values())
+    def deleted(statement: cst.CSTNode) -> bool:
+        value = values.get(id(statement))
+        call = old_method_call(value) if value is not None else None
+        return value is not None and (call is None or override_argument(call) is None)
+
+    anchor: cst.CSTNode | None = unproven.statement
+    while proof is not None and anchor is not None and deleted(anchor):
+        anchor = following_statement(proof.function, anchor)
+    if anchor is None or anchor is unproven.statement:
+        return unproven
+    return Unproven(anchor, unproven.why, unproven.hazard)
 
 
-def _definite_reason(hazard: Hazard, receiver: str) -> str:
-    mutation = hazard.mutation
-    if REBOUND in mutation.effects:
-        return f"`{receiver}` is rebound before the last use of `{hazard.name}`"
-    if hazard.read is not None and mutation.effects == {hazard.read}:
+def _live_hazard(unproven: Unproven, group: frozenset[str], receiver: str) -> tuple[cst.CSTNode, str, str]:
+    """`--live-batch`: the one marker of a site the allowlist did not prove, on the statement it
+    stopped at (the binding itself when the site fails as a whole), quoted as it now reads. A write,
+    `del` or rebinding of the batch there is a certain change, and says so."""
+    names = ", ".join(f"`{name}`" for name in sorted(group))
+    statement = unproven.statement
+    written = statement_code(statement)
+    # The statement as the rewrite leaves it: each name of the snapshot reads the receiver.
+    renamed = m.replace(statement, m.Name(value=m.MatchIfTrue(group.__contains__)), cst.Name(receiver))
+    now = statement_code(renamed) if isinstance(renamed, cst.CSTNode) else written
+    if certainly_changes(statement, receiver):
         return (
-            f"`{receiver}.{hazard.read}` is written before `{hazard.name}.{hazard.read}` is read, so the old "
-            f"snapshot and the live batch differ"
+            statement,
+            "MWB141",
+            f"`{now}` changes `{receiver}` before {names} is used: {names} {'was' if len(group) == 1 else 'were'} "
+            f"a snapshot, now {'it is' if len(group) == 1 else 'they are'} the live batch",
         )
-    return f"{mutation.description} before `{hazard.name}` is used, so the old snapshot and the live batch differ"
+    why = unproven.why
+    if why.startswith(f"`{written}`"):
+        why = f"`{now}`{why[len(written) + 2 :]}"
+    reads = "reads" if len(group) == 1 else "read"
+    return statement, "MWB141", f"{names} now {reads} the live `{receiver}`, not proven the same: {why}"
 
 
 def _alias_groups(names: set[str], assigns_by_name: AssignsByName) -> dict[str, frozenset[str]]:

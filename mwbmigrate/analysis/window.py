@@ -325,7 +325,21 @@ def _after(function: cst.FunctionDef, statement: cst.CSTNode) -> set[int]:
     """The ids of the statements that follow `statement` in its block and in every block around it,
     up to the function's own (a handler or `finally` of a `try` around it is not among them: it may
     run while the window is open)."""
-    after: set[int] = set()
+    return {id(s) for block, index in _enclosing_blocks(function, statement) for s in block[index + 1 :]}
+
+
+def following_statement(function: cst.FunctionDef, statement: cst.CSTNode) -> cst.CSTNode | None:
+    """The statement after `statement` in its block, else the one after the statement around that
+    block, and so on outward: where a marker goes when `statement` is deleted. None at the end."""
+    for block, index in reversed(_enclosing_blocks(function, statement)):
+        if index + 1 < len(block):
+            return block[index + 1]
+    return None
+
+
+def _enclosing_blocks(function: cst.FunctionDef, statement: cst.CSTNode) -> list[tuple[Sequence[cst.CSTNode], int]]:
+    """Each block from the function's body down to `statement`'s, with the index of the statement
+    in it that holds (or is) `statement`."""
 
     class _Finder(cst.CSTVisitor):
         def __init__(self) -> None:
@@ -347,11 +361,11 @@ def _after(function: cst.FunctionDef, statement: cst.CSTNode) -> set[int]:
     finder = _Finder()
     function.body.visit(finder)
     path = finder.found or []
-    for outer, inner in zip(path, path[1:], strict=False):
-        if isinstance(outer, cst.IndentedBlock):
-            index = next(i for i, s in enumerate(outer.body) if s is inner)
-            after.update(id(s) for s in outer.body[index + 1 :])
-    return after
+    return [
+        (outer.body, next(i for i, s in enumerate(outer.body) if s is inner))
+        for outer, inner in zip(path, path[1:], strict=False)
+        if isinstance(outer, cst.IndentedBlock)
+    ]
 
 
 def reflects_on_signatures(module: cst.Module) -> str | None:
@@ -366,7 +380,7 @@ def reflection_reached(module: cst.Module, function: cst.FunctionDef, name: str)
     if found is not None:
         return found
     functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
-    for call in _calls(function.body):
+    for call in (cst.ensure_type(node, cst.Call) for node in m.findall(function.body, m.Call())):
         callee = functions.get(call.func.value) if isinstance(call.func, cst.Name) else None
         if callee is None:
             continue
@@ -384,21 +398,35 @@ def reflection_reached(module: cst.Module, function: cst.FunctionDef, name: str)
     return None
 
 
-def _calls(root: cst.CSTNode) -> list[cst.Call]:
-    calls: list[cst.Call] = []
-
-    class _Finder(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            calls.append(node)
-
-    root.visit(_Finder())
-    return calls
-
-
 def _code(node: cst.CSTNode) -> str:
+    """The first line of `node`'s code, not the comments above it, cut at 60 characters."""
+    if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and node.leading_lines:
+        node = node.with_changes(leading_lines=())
     text = cst.Module([]).code_for_node(node).strip().splitlines()
     first = text[0] if text else ""
     return first if len(first) <= 60 else first[:57] + "..."
+
+
+statement_code = _code
+
+
+def certainly_changes(statement: cst.CSTNode, receiver: str) -> bool:
+    """`statement` is a simple statement that writes, deletes or augments a part of `receiver`
+    (`receiver.x = ...`, `receiver.x[i] += ...`, `del receiver.x`), or binds the name `receiver`
+    again: the batch a later use reads is then certainly not the one the snapshot saw."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    part = m.Attribute(value=m.Name(receiver)) | m.Subscript(value=m.Name(receiver))
+    rooted = part | m.Attribute(value=part) | m.Subscript(value=part)
+    written = m.Name(receiver) | rooted
+    for small in statement.body:
+        if isinstance(small, cst.Assign) and any(m.matches(t.target, written) for t in small.targets):
+            return True
+        if isinstance(small, (cst.AugAssign, cst.AnnAssign)) and m.matches(small.target, written):
+            return small.value is not None if isinstance(small, cst.AnnAssign) else True
+        if isinstance(small, cst.Del) and m.matches(small.target, rooted):
+            return True
+    return False
 
 
 def _block_of(function: cst.FunctionDef, statement: cst.CSTNode) -> Sequence[cst.BaseStatement] | None:

@@ -93,19 +93,18 @@ def receivers_with_own_method(codemod: MigrationCodemod, function: cst.FunctionD
 
 
 def function_facts(codemod: MigrationCodemod, function: cst.FunctionDef) -> FunctionFacts:
-    proof = None
-    if not codemod.state.live_batch:
-        scope = codemod.get_metadata(ScopeProvider, function.body, None)
-        if scope is not None:
-            proof = WindowProof(codemod.module, function, scope, codemod.state.window_facts)
+    scope = codemod.get_metadata(ScopeProvider, function.body, None)
+    proof = None if scope is None else WindowProof(codemod.module, function, scope, codemod.state.window_facts)
+    keep_snapshots = not codemod.state.live_batch
     facts = analyse_function(
         codemod,
         function,
         lambda param: param_holds_old_object(codemod, param),
         skip_receivers=receivers_with_own_method(codemod, function),
         proof=proof,
+        keep_snapshots=keep_snapshots,
     )
     # Here, not in worker-batch-calls alone: every codemod must agree on what still holds the old object.
     return refuse_captured_aliases(
-        facts, lambda node: codemod.get_metadata(ScopeProvider, node, None), keep_snapshots=proof is not None
+        facts, lambda node: codemod.get_metadata(ScopeProvider, node, None), keep_snapshots=keep_snapshots
     )

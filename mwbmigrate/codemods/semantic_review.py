@@ -405,7 +405,7 @@ class ReportSemanticRisks(MigrationCodemod):
     def _derivation_read(self, function: cst.FunctionDef, facts: FunctionFacts, statement: cst.CSTNode, name: str) -> bool:  # fmt: skip
         """`statement` is an assert of a snapshot read from the live batch (the window proven) on
         its capture mode, where the rewrite reads the old method's derivation from the batch."""
-        if self.state.live_batch or facts.scope is None or name not in facts.aliases:
+        if facts.scope is None or name not in facts.aliases or name in facts.unproven_live:
             return False
         if not any(binding.call is not None for binding in facts.bindings.get(name, ())):
             return False  # an alias of the batch, not a snapshot

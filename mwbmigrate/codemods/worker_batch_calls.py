@@ -7,23 +7,24 @@
                                                                ->  batch.seq_lens_cpu_cache = E
 
 Aliases (`mwb = model_worker_batch`) and an if/else binding the old object on one branch and the
-batch on the other collapse to the batch. The old object was a snapshot (analysis.mutations):
+batch on the other collapse to the batch. Also refused (MWB101) when the call takes arguments it
+never had.
 
-    mwb = batch.get_model_worker_batch()
-    batch.seq_lens = new          # certain change before a use: call kept, MWB101
-    batch.prepare_for_decode()    # possible change (a call): rewritten, this line marked MWB141
-    self.last = mwb               # the snapshot escapes: rewritten, this line marked MWB142
-    worker.forward_batch_generation(mwb)
-
-Also refused (MWB101) when the call takes arguments it never had.
-
-That is `--live-batch`. By default the live batch is read only where the window allowlist proves it
-the same (analysis.window); every other call keeps the snapshot in code, which behaves as the old
-object did, and is reported as a note (MWB182):
+The old object was a snapshot. The live batch is read only where the window allowlist proves it the
+same (analysis.window); by default every other call keeps the snapshot in code, which behaves as the
+old object did, and is reported as a note (MWB182):
 
     mwb = batch.get_model_worker_batch()        ->  mwb = worker_batch_snapshot(batch)
     batch.prepare_for_decode()                      (unchanged: the copy was taken before it)
     worker.forward_batch_generation(mwb)
+
+With `--live-batch` every site reads the live batch, as upstream did, and a site the allowlist does
+not prove gets one hazard marker on the first window statement it did not prove (MWB141; MWB142
+for an inline call, whose window is its statement):
+
+    mwb = batch.get_model_worker_batch()        (deleted)
+    batch.prepare_for_decode()                  # MWB141: `mwb` now reads the live `batch`, ...
+    worker.forward_batch_generation(batch)
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import Assignment, Scope, ScopeProvider
 
-from mwbmigrate.analysis.callee_summaries import HELPER_DEPTH, CalleeSummaries
 from mwbmigrate.analysis.calls import callee_name
 from mwbmigrate.analysis.old_api import OLD_METHOD, OLD_PARAMETER, OVERRIDE_ARGUMENT, SNAPSHOT_HELPER
 from mwbmigrate.analysis.receivers import call_is_migratable, old_method_call, override_argument
@@ -51,6 +51,7 @@ from mwbmigrate.analysis.window import (
     derived_mode_expression,
     reflection_reached,
     reflects_on_signatures,
+    statement_code,
     window_end,
     writes_override_reset,
 )
@@ -78,17 +79,6 @@ def _renaming(old: str, new: str) -> Callable[[str], str]:
 
 
 _DYNAMIC_READS = frozenset({"locals", "vars", "dir", "eval", "exec", "_getframe", "currentframe", "stack"})
-
-
-def _may_run_code(expression: cst.BaseExpression) -> bool:
-    """Whether evaluating `expression` can run code of the program (a call, `await`, `yield`, `:=`)."""
-    return bool(m.findall(expression, m.Call() | m.Await() | m.Yield() | m.NamedExpr() | m.Lambda()))
-
-
-def _statement_code(statement: cst.CSTNode) -> str:
-    lines = cst.Module([]).code_for_node(statement).strip().splitlines()
-    first = lines[0] if lines else ""
-    return first if len(first) <= 60 else first[:57] + "..."
 
 
 def _request_list_uses(function: cst.FunctionDef, name: str) -> list[tuple[cst.CSTNode, str]]:
@@ -177,7 +167,6 @@ class DropWorkerBatchCalls(MigrationCodemod):
         self._own_method_receivers: list[set[str]] = []
         # Reads of a name whose get_model_worker_batch() was kept: each line is marked.
         self._refused_uses: dict[cst.Name, str] = {}
-        self._summaries = CalleeSummaries(lambda node: self.get_metadata(ScopeProvider, node, None))
         self._kept: set[cst.SimpleStatementLine] = set()  # bindings whose call becomes the snapshot helper
         self._proofs: list[WindowProof | None] = []
         self._module_names: frozenset[str] | None = None  # every name in the module, for renames
@@ -190,15 +179,11 @@ class DropWorkerBatchCalls(MigrationCodemod):
         self._own_method_receivers.append(receivers_with_own_method(self, node))
         facts = function_facts(self, node)
         scope = self.get_metadata(ScopeProvider, node.body, None)
-        proof = (
-            None
-            if self.state.live_batch or scope is None
-            else WindowProof(self.module, node, scope, self.state.window_facts)
-        )
+        proof = None if scope is None else WindowProof(self.module, node, scope, self.state.window_facts)
         self._proofs.append(proof)
         own_method = bool(self._own_method_receivers[-1])
         renamed = False
-        if proof is not None and not own_method and OLD_PARAMETER not in facts.aliases and self._may_rename(node, proof.scope):  # fmt: skip
+        if proof is not None and not self.state.live_batch and not own_method and OLD_PARAMETER not in facts.aliases and self._may_rename(node, proof.scope):  # fmt: skip
             renamed = True
             # A local that holds a snapshot, now kept in code (or what it was bound from): the name goes,
             # the value stays. Not where a class of the module defines its own `get_model_worker_batch`.
@@ -243,7 +228,10 @@ class DropWorkerBatchCalls(MigrationCodemod):
                         self._renames[reference.node] = receiver
             for binding in facts.bindings[name]:
                 self._bindings[binding.statement] = receiver
-            if proof is not None and any(binding.call is not None for binding in facts.bindings[name]):
+            # Where the allowlist proved the window (entry 6 holds only with the derivation read where
+            # the assert stands); elsewhere, with `--live-batch`, override-moves moves it as upstream did.
+            proven = name not in facts.unproven_live
+            if proof is not None and proven and any(binding.call is not None for binding in facts.bindings[name]):
                 self._note_derived_modes(node, proof, name, receiver)
 
     def _note_derived_modes(self, function: cst.FunctionDef, proof: WindowProof, name: str, receiver: str) -> None:
@@ -393,7 +381,7 @@ class DropWorkerBatchCalls(MigrationCodemod):
             return updated_node
         parent = self.parent(original_node)
         proof = self._proofs[-1]
-        if proof is not None:
+        if proof is not None and not self.state.live_batch:
             return self._keep_or_read_live(original_node, updated_node, receiver, parent, proof)
         if isinstance(parent, cst.Assign) or original_node.args:
             if original_node.args and not isinstance(parent, cst.Assign):
@@ -403,12 +391,19 @@ class DropWorkerBatchCalls(MigrationCodemod):
                     f"inline `{OLD_METHOD}({OVERRIDE_ARGUMENT}=...)` kept: hoist the override by hand",
                 )
             return updated_node
-        why = self._inline_snapshot_outlives(original_node)
+        # `--live-batch`: the live batch, marked where the allowlist does not prove it the same.
+        if proof is None:
+            why: str | None = "its function is not followed"
+        elif not isinstance(receiver, cst.Name):
+            why = "its receiver is not a plain name"
+        else:
+            why = self._inline_unproven(original_node, parent, proof)
         if why is not None:
             self.review(
                 original_node,
                 "MWB142",
-                f"the inline `{OLD_METHOD}()` {why}: it was a snapshot, now it is the live batch",
+                f"the inline `{OLD_METHOD}()` now reads the live `{statement_code(receiver)}`, not proven the "
+                f"same: {why}",
             )
         return receiver
 
@@ -457,35 +452,7 @@ class DropWorkerBatchCalls(MigrationCodemod):
         if statement is None:
             return "it is not in a statement the tool follows"
         why = proof.inline(statement, call)
-        return None if why is None else f"`{_statement_code(statement)}` {why}"
-
-    def _inline_snapshot_outlives(self, call: cst.Call) -> str | None:
-        """None when the inline snapshot provably lives only as long as its statement: it is handed
-        straight to a call that keeps nothing (analysis.callee_summaries), and nothing that the
-        statement evaluates after it can change the batch. Else why not."""
-        argument = self.parent(call)
-        if isinstance(argument, cst.Element) and isinstance(self.parent(argument), (cst.Tuple, cst.List)):
-            return (
-                None
-                if isinstance(self.parent(self.parent(argument) or argument), cst.Assign)
-                else "is put in a container"
-            )
-        if not isinstance(argument, cst.Arg):
-            return "is not handed straight to a forward"
-        consumer = self.parent(argument)
-        scope = self.get_metadata(ScopeProvider, call, None)
-        if not isinstance(consumer, cst.Call) or scope is None:
-            return "is not handed straight to a forward"
-        kept = self._summaries.call_keeps(scope, consumer, argument, True, HELPER_DEPTH)
-        if kept is not None:
-            return f"is {kept}"
-        holder = self.parent(consumer)
-        if not isinstance(holder, (cst.Expr, cst.Return, cst.Assign, cst.AnnAssign)) or holder.value is not consumer:
-            return "is in an expression whose value is not followed"
-        later = consumer.args[consumer.args.index(argument) + 1 :]
-        if any(_may_run_code(other.value) for other in later):
-            return "is taken before a later argument that may change the batch"
-        return None
+        return None if why is None else f"`{statement_code(statement)}` {why}"
 
     def leave_SimpleStatementLine(
         self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine

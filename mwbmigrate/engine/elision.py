@@ -34,10 +34,9 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from mwbmigrate.analysis.callee_summaries import ELIDED_BODY_PREFIX
 from mwbmigrate.engine.source import source_lines
 
-_PLACEHOLDER_WORD = ELIDED_BODY_PREFIX  # the codemods' helper summaries recognise it too
+_PLACEHOLDER_WORD = "__mwbmigrate_elided_"
 PLACEHOLDER = _PLACEHOLDER_WORD + "{}__"
 _BINDS_MODULE_NAMES = ("global", "nonlocal", "globals")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -246,7 +245,7 @@ def _spans_of_uncalled(
     named: Sequence[tuple[str, tuple[int, int, str]]], lines: Sequence[str]
 ) -> list[tuple[int, int, str]]:
     """The bodies to leave out, less those of functions a kept body calls, to a fixpoint: a codemod
-    follows a call that hands on the old object into its callee (analysis.callee_summaries)."""
+    may follow a call into its callee (a helper's gate or consumer, a signature it reads)."""
     elided = {index for index in range(len(named))}
     inside = [False] * (len(lines) + 2)
     for _, (first, last, _indent) in named:

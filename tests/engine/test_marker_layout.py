@@ -36,13 +36,10 @@ def forward(batch: ScheduleBatch):
 
 class W:
     def step(self, batch):
-        # mwbmigrate: MWB101 `get_model_worker_batch()` kept: `batch` is rebound before
-        #   the last use of `mwb`
-        mwb = batch.get_model_worker_batch()
+        # mwbmigrate: MWB141 `batch = self.next_batch()` changes `batch` before `mwb` is
+        #   used: `mwb` was a snapshot, now it is the live batch
         batch = self.next_batch()
-        # mwbmigrate: MWB101 `mwb` still holds the old object: its
-        #   `get_model_worker_batch()` was kept
-        return self.worker.forward_batch_generation(mwb)
+        return self.worker.forward_batch_generation(batch)
 """
 
 AT_200_WITH_NOTES = """\
@@ -55,9 +52,8 @@ def forward(batch: ScheduleBatch):  # mwbmigrate: MWB113 public parameter rename
 
 class W:
     def step(self, batch):
-        mwb = batch.get_model_worker_batch()  # mwbmigrate: MWB101 `get_model_worker_batch()` kept: `batch` is rebound before the last use of `mwb`
-        batch = self.next_batch()
-        return self.worker.forward_batch_generation(mwb)  # mwbmigrate: MWB101 `mwb` still holds the old object: its `get_model_worker_batch()` was kept
+        batch = self.next_batch()  # mwbmigrate: MWB141 `batch = self.next_batch()` changes `batch` before `mwb` is used: `mwb` was a snapshot, now it is the live batch
+        return self.worker.forward_batch_generation(batch)
 """
 
 
@@ -66,8 +62,8 @@ def _items(text: str, options: TransformOptions) -> list[tuple[str, int, str]]:
     return [(item.code, item.line, item.kind) for item in outcome.review_items]
 
 
-# The layout is shown on `--live-batch` output, whose MWB101 markers are long (by default the calls
-# below are kept as snapshots in code, which need no marker).
+# The layout is shown on `--live-batch` output, whose MWB141 marker is long (by default the call
+# below is kept as a snapshot in code, which needs no marker).
 def test_a_long_marker_goes_above_its_statement_wrapped_and_a_note_stays_out_of_the_code() -> None:
     outcome = transform_source(SOURCE, "plugin/module.py", TransformOptions(live_batch=True))
     assert outcome.text == AT_88
@@ -75,15 +71,14 @@ def test_a_long_marker_goes_above_its_statement_wrapped_and_a_note_stays_out_of_
     # The note is reported on its line; each hazard on its statement, below its marker.
     assert _items(SOURCE, TransformOptions(live_batch=True)) == [
         ("MWB113", 4, "note"),
-        ("MWB101", 12, "hazard"),
-        ("MWB101", 16, "hazard"),
+        ("MWB141", 12, "hazard"),
     ]
 
 
 def test_a_marker_that_fits_ends_its_line_and_markers_all_writes_notes() -> None:
     options = TransformOptions(line_length=200, note_markers=True, live_batch=True)
     assert transform_source(SOURCE, "plugin/module.py", options).text == AT_200_WITH_NOTES
-    assert _items(SOURCE, options) == [("MWB113", 4, "note"), ("MWB101", 10, "hazard"), ("MWB101", 12, "hazard")]
+    assert _items(SOURCE, options) == [("MWB113", 4, "note"), ("MWB141", 10, "hazard")]
 
 
 def test_a_second_run_writes_no_marker_twice() -> None:
@@ -148,7 +143,7 @@ def test_the_markdown_lists_hazards_by_code_and_folds_the_notes() -> None:
     )
     report = render_markdown(RunSummary(discovered=1, results=[result]))
     hazards = report.index("### Review items: hazards")
-    assert report.index("#### MWB101 (2): `get_model_worker_batch()` kept") > hazards
+    assert report.index("#### MWB141 (1): ") > hazards
     notes = report.index("<details><summary>Notes (1): nothing on these lines behaves differently</summary>")
-    assert notes > report.index("`mwbmigrate explain MWB101` says what to do.")
+    assert notes > report.index("`mwbmigrate explain MWB141` says what to do.")
     assert report.index("#### MWB113 (1)") > notes

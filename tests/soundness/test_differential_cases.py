@@ -1,9 +1,10 @@
 """Every hand-written case ends as its header says, and no fixture whose input runs changes silently.
 
 Hand-written cases (`cases/<topic>/NN_name.py`) end `same`, or `reported` with the codes their
-header names. Codemod fixtures are judged too wherever their input runs against the old stand-in
-(it imports only what the stand-in has): importing the rewrite against the new stand-in must do the
-same, or be reported.
+header names. With `--live-batch`, which reads the live batch at every site, each ends `same` or
+`reported` too: a site the allowlist does not prove carries its marker. Codemod fixtures are judged
+too wherever their input runs against the old stand-in (it imports only what the stand-in has):
+importing the rewrite against the new stand-in must do the same, or be reported.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from mwbmigrate.engine.transform import TransformOptions
 from tests.soundness import standins
 from tests.soundness.harness import CASE_PATH, expectation, judge, observe
 
@@ -45,6 +47,13 @@ def test_case(case: Path) -> None:
     assert verdict.outcome == wanted.outcome, verdict.explain(text)
     assert set(wanted.codes) <= set(verdict.migration.codes), verdict.explain(text)
     assert not (wanted.unmarked and verdict.migration.codes), verdict.explain(text)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_case_with_the_live_batch(case: Path) -> None:
+    text = case.read_text()
+    verdict = judge(text, TransformOptions(live_batch=True))
+    assert verdict.outcome in ("same", "reported"), verdict.explain(text)
 
 
 @pytest.mark.parametrize("case", RUNNABLE_FIXTURES, ids=lambda p: f"{p.parent.name}/{p.name}")

@@ -20,10 +20,31 @@ from collections.abc import Mapping
 
 import libcst as cst
 
-from mwbmigrate.analysis.callee_summaries import COPY_CALLS
 from mwbmigrate.analysis.old_api import OLD_CLASS
 from mwbmigrate.codemods.wild_shapes.facts import code
 from mwbmigrate.codemods.wild_shapes.reporter import Handler, ShapeReporter
+
+# Calls that copy or serialise their argument: what they keep is a copy of the old object.
+COPY_CALLS = frozenset(
+    {
+        "copy.copy",
+        "copy.deepcopy",
+        "dataclasses.replace",
+        "dataclasses.asdict",
+        "dataclasses.astuple",
+        "dataclasses.fields",
+        "builtins.vars",
+        "pickle.dumps",
+        "pickle.dump",
+        "cloudpickle.dumps",
+        "cloudpickle.dump",
+        "dill.dumps",
+        "msgpack.packb",
+        "msgpack.pack",
+        "msgspec.msgpack.encode",
+        "torch.save",
+    }
+)
 
 
 class CopyReporter(ShapeReporter):
