@@ -5,8 +5,7 @@ A shard of `test_generated_programs.py` (see there)."""
 
 from __future__ import annotations
 
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from mwbmigrate.engine.transform import TransformOptions
 from tests.soundness.harness import judge
