@@ -246,7 +246,8 @@ def _prove_windows(
             continue
         if not keep_snapshots:
             facts.unproven_live |= group
-            facts.reviews.append(_live_hazard(_kept_in_code(unproven, group, assigns_by_name, proof), group, candidates[first_name]))  # fmt: skip
+            anchored = _kept_in_code(unproven, group, assigns_by_name, proof)
+            facts.reviews.append(_live_hazard(anchored, group, candidates[first_name]))
             continue
         for name in group:
             for bound_statement, bound_value in assigns_by_name[name]:
@@ -284,7 +285,8 @@ def _kept_in_code(
     unproven: Unproven, group: frozenset[str], assigns_by_name: AssignsByName, proof: WindowProof | None
 ) -> Unproven:
     """`unproven`, on the statement that runs next where it stopped at a binding the rewrite deletes
-    (every binding of the group but one that sets an override): a marker there would go with it."""
+    (every binding of the group but one that sets an override): a marker there would go with it. At
+    the end of the function, on the function."""
     values = {id(statement): value for name in group for statement, value in assigns_by_name.get(name, ())}
 
     def deleted(statement: cst.CSTNode) -> bool:
@@ -292,12 +294,12 @@ def _kept_in_code(
         call = old_method_call(value) if value is not None else None
         return value is not None and (call is None or override_argument(call) is None)
 
-    anchor: cst.CSTNode | None = unproven.statement
-    while proof is not None and anchor is not None and deleted(anchor):
-        anchor = following_statement(proof.function, anchor)
-    if anchor is None or anchor is unproven.statement:
+    if proof is None or not deleted(unproven.statement):
         return unproven
-    return Unproven(anchor, unproven.why, unproven.hazard)
+    anchor: cst.CSTNode | None = unproven.statement
+    while anchor is not None and deleted(anchor):
+        anchor = following_statement(proof.function, anchor)
+    return Unproven(anchor or proof.function, unproven.why, unproven.hazard)
 
 
 def _live_hazard(unproven: Unproven, group: frozenset[str], receiver: str) -> tuple[cst.CSTNode, str, str]:
