@@ -20,7 +20,6 @@ from mwbmigrate.analysis.window import (
     Unproven,
     WindowProof,
     certainly_changes,
-    following_statement,
     statement_code,
 )
 
@@ -246,8 +245,8 @@ def _prove_windows(
             continue
         if not keep_snapshots:
             facts.unproven_live |= group
-            anchored = _kept_in_code(unproven, group, assigns_by_name, proof)
-            facts.reviews.append(_live_hazard(anchored, group, candidates[first_name]))
+            anchor = _marker_anchor(unproven, candidates, group, proof)
+            facts.reviews.append(_live_hazard(unproven, group, candidates[first_name], anchor))
             continue
         for name in group:
             for bound_statement, bound_value in assigns_by_name[name]:
@@ -281,31 +280,68 @@ def _alias_refusal(
     return None
 
 
-def _kept_in_code(
-    unproven: Unproven, group: frozenset[str], assigns_by_name: AssignsByName, proof: WindowProof | None
-) -> Unproven:
-    """`unproven`, on the statement that runs next where it stopped at a binding the rewrite deletes
-    (every binding of the group but one that sets an override): a marker there would go with it. At
-    the end of the function, on the function."""
-    values = {id(statement): value for name in group for statement, value in assigns_by_name.get(name, ())}
-
-    def deleted(statement: cst.CSTNode) -> bool:
-        value = values.get(id(statement))
-        call = old_method_call(value) if value is not None else None
-        return value is not None and (call is None or override_argument(call) is None)
-
-    if proof is None or not deleted(unproven.statement):
-        return unproven
-    anchor: cst.CSTNode | None = unproven.statement
-    while anchor is not None and deleted(anchor):
-        anchor = following_statement(proof.function, anchor)
-    return Unproven(anchor or proof.function, unproven.why, unproven.hazard)
+def _marker_anchor(
+    unproven: Unproven, candidates: dict[str, str], group: frozenset[str], proof: WindowProof | None
+) -> cst.CSTNode:
+    """Where the marker of `unproven` goes: on the statement it stopped at, unless another rewrite
+    may delete that one (a binding of a snapshot or an alias, an import, a compound statement with
+    nothing else in it), then on the snapshot's first use after it; at the end, on the function."""
+    statement = unproven.statement
+    if proof is None or _kept_statement(statement, candidates):
+        return statement
+    names = m.Name(value=m.MatchIfTrue(group.__contains__))
+    for line in _lines_from(proof.function.body, statement):
+        if _kept_statement(line, candidates) and m.findall(line, names):
+            return line
+    return proof.function
 
 
-def _live_hazard(unproven: Unproven, group: frozenset[str], receiver: str) -> tuple[cst.CSTNode, str, str]:
-    """`--live-batch`: the one marker of a site the allowlist did not prove, on the statement it
-    stopped at (the binding itself when the site fails as a whole), quoted as it now reads. A write,
-    `del` or rebinding of the batch there is a certain change, and says so."""
+def _lines_from(root: cst.CSTNode, start: cst.CSTNode) -> list[cst.SimpleStatementLine]:
+    """The simple statements under `root` from `start` on (those inside it included), in source order."""
+    lines: list[cst.SimpleStatementLine] = []
+
+    class _Lines(cst.CSTVisitor):
+        started = False
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            self.started = self.started or node is start
+            if self.started and isinstance(node, cst.SimpleStatementLine):
+                lines.append(node)
+            return True
+
+    root.visit(_Lines())
+    return lines
+
+
+def _kept_statement(statement: cst.CSTNode, candidates: dict[str, str]) -> bool:
+    """A statement that no rewrite deletes: a simple statement that binds no snapshot (one with an
+    override becomes the override's write) or alias and imports nothing, or a compound statement
+    that holds such a statement (so its body is never emptied)."""
+    if isinstance(statement, cst.BaseCompoundStatement):
+        return any(_kept_statement(line, candidates) for line in m.findall(statement, m.SimpleStatementLine()))
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    for small in statement.body:
+        if isinstance(small, (cst.Import, cst.ImportFrom)):
+            return False
+        if not isinstance(small, cst.Assign):
+            continue
+        call = old_method_call(small.value)
+        if call is not None and override_argument(call) is not None:
+            continue  # becomes the override's write on the batch
+        if call is not None or any(
+            isinstance(t.target, cst.Name) and t.target.value in candidates for t in small.targets
+        ):
+            return False
+    return True
+
+
+def _live_hazard(
+    unproven: Unproven, group: frozenset[str], receiver: str, anchor: cst.CSTNode
+) -> tuple[cst.CSTNode, str, str]:
+    """`--live-batch`: the one marker of a site the allowlist did not prove, at `anchor`, naming the
+    statement the allowlist stopped at (the binding itself when the site fails as a whole) as it
+    now reads. A write, `del` or rebinding of the batch there is a certain change, and says so."""
     names = ", ".join(f"`{name}`" for name in sorted(group))
     statement = unproven.statement
     written = statement_code(statement)
@@ -314,7 +350,7 @@ def _live_hazard(unproven: Unproven, group: frozenset[str], receiver: str) -> tu
     now = statement_code(renamed) if isinstance(renamed, cst.CSTNode) else written
     if certainly_changes(statement, receiver):
         return (
-            statement,
+            anchor,
             "MWB141",
             f"`{now}` changes `{receiver}` before {names} is used: {names} {'was' if len(group) == 1 else 'were'} "
             f"a snapshot, now {'it is' if len(group) == 1 else 'they are'} the live batch",
@@ -323,7 +359,7 @@ def _live_hazard(unproven: Unproven, group: frozenset[str], receiver: str) -> tu
     if why.startswith(f"`{written}`"):
         why = f"`{now}`{why[len(written) + 2 :]}"
     reads = "reads" if len(group) == 1 else "read"
-    return statement, "MWB141", f"{names} now {reads} the live `{receiver}`, not proven the same: {why}"
+    return anchor, "MWB141", f"{names} now {reads} the live `{receiver}`, not proven the same: {why}"
 
 
 def _alias_groups(names: set[str], assigns_by_name: AssignsByName) -> dict[str, frozenset[str]]:

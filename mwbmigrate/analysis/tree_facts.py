@@ -76,12 +76,16 @@ _HOOKS = frozenset({"__getattribute__", "__get__"})  # the hooks that run on a r
 # `x.init_new = f`, a string naming `init_new` as a dotted name's last part, or any `setattr` on the
 # forward-batch class (its name may be computed: `setattr(ForwardBatch, "_".join(...), f)`).
 _PATCH = re.compile(rb"\.init_new\s*=(?!=)|[\"'][\w.]*\binit_new[\"']|\bsetattr\(\s*(?:[\w.]+\.)?ForwardBatch\b")
+# Any decorator, not only `property`: an alias of it (`prop = property`) or a descriptor of the
+# tree's own makes the method run on a read too. A hook named in a string (a `type()` dict, a
+# `setattr`) is installed as surely as one assigned.
 _CODE_ON_READ = re.compile(
-    rb"@[ \t]*(?:[\w.]+\.)?(?:property|cached_property|setter|getter|deleter)\b[^\n]*\n"
+    rb"@[ \t]*[\w.]+\b[^\n]*\n"
     rb"(?:[ \t]*@[^\n]*\n)*[ \t]*(?:async[ \t]+)?def[ \t]+(?P<decorated>" + _NAMES + rb")\b"
     rb"|\b(?P<assigned>" + _NAMES + rb")[ \t]*=[ \t]*(?:[\w.]+\.)?(?:property|cached_property)\("
     rb"|\.(?P<installed>__getattribute__|__get__|__setattr__|__delattr__)[ \t]*=(?!=)"
     rb"|def[ \t]+(?P<descriptor>__get__)\b"
+    rb"|[\"'](?P<keyed>__getattribute__|__get__|__setattr__|__delattr__)[\"']"
 )
 # A class's own attribute hooks count in a module that names the batch or the old API: a batch class,
 # a subclass of one, or the speculative input it holds, is defined or built there. (A descriptor class,
@@ -93,17 +97,20 @@ _HOOK_DEFINED = re.compile(
     rb"|(?P<method>is_decode_or_idle|is_extend|is_decode|is_idle|is_mixed|is_target_verify|is_draft_extend"
     rb"|__bool__|__len__))\b"
 )
-# A class built on a container is false when empty, with no `__bool__` or `__len__` of its own: the
+# A class built on a container (or a number, a string) is false when empty (or zero), with no `__bool__` or `__len__` of its own: the
 # old method tested the speculative input by truth (`if self.spec_info`), 0.5.13's `init_new` tests
 # `is not None`, so such an input takes another capture mode on the live batch.
 _FALSY_CLASS = re.compile(
     rb"(?m)^[ \t]*class[ \t]+\w+[ \t]*\([^)]*?\b(?P<falsy>dict|list|tuple|set|frozenset|deque|OrderedDict"
-    rb"|defaultdict|Counter|UserDict|UserList|Dict|List|Tuple|Set|FrozenSet|Deque)\b"
+    rb"|defaultdict|Counter|UserDict|UserList|Dict|List|Tuple|Set|FrozenSet|Deque"
+    rb"|int|float|complex|str|bytes|bytearray|bool|memoryview)\b"
 )
 _NAMES_THE_BATCH = (b"ScheduleBatch", b"ModelWorkerBatch", b"get_model_worker_batch")
-# `def __eq__`, or one installed (`X.__eq__ = f`, `__eq__ = f` in a class body).
+# `def __eq__`, or one installed (`X.__eq__ = f`, `__eq__ = f` in a class body, a `type()` dict or
+# `setattr` naming it).
 _EQUALITY = re.compile(
     rb"(?m)def[ \t]+(?P<name>__eq__|__ne__)\b|(?:\.|^[ \t]*)(?P<installed>__eq__|__ne__)[ \t]*=(?!=)"
+    rb"|[\"'](?P<keyed>__eq__|__ne__)[\"']"
 )
 # SGLang's own: `PPProxyTensors`, the compiler's cache key and the vendored pynvml's structs.
 _UPSTREAM_EQUALITY = (
@@ -165,10 +172,12 @@ _SELF_ASSIGNED = re.compile(rb"\bself\.(\w+)[ \t]*(?::[^=\n]*)?=(?!=)")
 _CONSUMER_ARGUMENTS = re.compile(rb"\binit_new\(([^()]*)\)")
 _SELF_READ = re.compile(rb"\bself\.(\w+)\b")
 _ANY_PROPERTY = re.compile(
-    rb"@[ \t]*(?:[\w.]+\.)?(?:property|cached_property|setter|getter|deleter)\b[^\n]*\n"
+    rb"@[ \t]*(?P<decorator>[\w.]+)\b[^\n]*\n"
     rb"(?:[ \t]*@[^\n]*\n)*(?P<indent>[ \t]*)(?:async[ \t]+)?def[ \t]+(?P<decorated>\w+)[^\n]*:[ \t]*(?:#[^\n]*)?\n"
     rb"|\b(?P<assigned>\w+)[ \t]*=[ \t]*(?:[\w.]+\.)?(?:property|cached_property)\("
 )
+# SGLang's and the standard library's property decorators: only theirs run nothing but the body.
+_PROPERTY = re.compile(rb"(?:[\w.]+\.)?(?:property|cached_property|setter|getter|deleter)")
 # A property body that runs nothing of the tree's: `return self._name`, `pass`, `...`, a docstring.
 _ACCESSOR_LINE = re.compile(rb"(?:return[ \t]+self\.\w+|pass|\.\.\.|(?:\"\"\"|'|\")[^\n]*)[ \t]*(?:#[^\n]*)?")
 
@@ -234,7 +243,7 @@ class WindowFactsScan:
         if self._equality is None and (b"__eq__" in data or b"__ne__" in data):
             for hit in _EQUALITY.finditer(data):
                 if not any(where_it_is.endswith(module) for module in _UPSTREAM_EQUALITY):
-                    name = hit.group("name") or hit.group("installed")
+                    name = hit.group("name") or hit.group("installed") or hit.group("keyed")
                     self._equality = f"{path}:{_line(data, hit.start())} `{name.decode()}`"
                     break
         if b"init_new(" in data:
@@ -242,11 +251,13 @@ class WindowFactsScan:
                 self._handed.update(_SELF_READ.findall(call.group(1)))
         if b"self." in data:
             self._assigned.update(_SELF_ASSIGNED.findall(data))
-        if b"property" in data or b"getter" in data or b"setter" in data:
+        if b"@" in data or b"property" in data:
             for match in _ANY_PROPERTY.finditer(data):
                 if match.group("assigned") is not None:
                     self._properties.add(match.group("assigned"))
-                elif _accessor_body(data, match.end(), match.group("indent")):
+                elif _PROPERTY.fullmatch(match.group("decorator")) and _accessor_body(
+                    data, match.end(), match.group("indent")
+                ):
                     self._accessors.add(match.group("decorated"))
                 else:
                     self._properties.add(match.group("decorated"))

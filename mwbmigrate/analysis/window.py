@@ -33,8 +33,9 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import Assignment, BaseAssignment, ImportAssignment, Scope
 
-from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_OBJECT_FIELDS
+from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_OBJECT_FIELDS, ONE_SHOT_OVERRIDES
 from mwbmigrate.analysis.tree_facts import WindowFacts
+from mwbmigrate.runtime.snapshot import CONSUMER_READS
 
 CONSUMER = "init_new"
 CONSUMER_CLASS = "ForwardBatch"
@@ -233,6 +234,27 @@ def writes_override_reset(function: cst.FunctionDef, name: str) -> str | None:
     return _scan(function.body, _OverrideWrites(frozenset({name})))
 
 
+def _attribute_writes(function: cst.FunctionDef, name: str, fields: frozenset[str]) -> str | None:
+    """The first `name.<field> = ...` (or `+=`, annotated) in `function`, for a field of `fields`."""
+    target = m.Attribute(value=m.Name(name), attr=m.Name(value=m.MatchIfTrue(fields.__contains__)))
+    for node in m.findall(
+        function.body, m.AssignTarget(target=target) | m.AugAssign(target=target) | m.AnnAssign(target=target)
+    ):
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+            return f"`{name}.{cst.ensure_type(node.target, cst.Attribute).attr.value}`"
+    return None
+
+
+# What a release's consumers read that the old object had no field for: a write of one on the old
+# object set an attribute its forward never read, where the target's reads it on a kept snapshot.
+_CONSUMED_NOT_OLD = CONSUMER_READS - OLD_OBJECT_FIELDS
+
+
+def writes_consumed_field(function: cst.FunctionDef, name: str) -> str | None:
+    """A write on `name` of a field the old object lacked and a release's consumer reads."""
+    return _attribute_writes(function, name, _CONSUMED_NOT_OLD)
+
+
 def _tests_old_class(arguments: Sequence[cst.Arg]) -> bool:
     """A type test against the old class: class-references makes it the batch's class, which the
     snapshot's `__class__` answers as the old object answered the old class."""
@@ -326,15 +348,6 @@ def _after(function: cst.FunctionDef, statement: cst.CSTNode) -> set[int]:
     up to the function's own (a handler or `finally` of a `try` around it is not among them: it may
     run while the window is open)."""
     return {id(s) for block, index in _enclosing_blocks(function, statement) for s in block[index + 1 :]}
-
-
-def following_statement(function: cst.FunctionDef, statement: cst.CSTNode) -> cst.CSTNode | None:
-    """The statement after `statement` in its block, else the one after the statement around that
-    block, and so on outward: where a marker goes when `statement` is deleted. None at the end."""
-    for block, index in reversed(_enclosing_blocks(function, statement)):
-        if index + 1 < len(block):
-            return block[index + 1]
-    return None
 
 
 def _enclosing_blocks(function: cst.FunctionDef, statement: cst.CSTNode) -> list[tuple[Sequence[cst.CSTNode], int]]:
@@ -485,6 +498,15 @@ class WindowProof:
         if block is None:
             return Unproven(binding, f"`{name}` is bound outside a block the tool follows")
         references = {id(reference.node) for reference in assignments[0].references}
+        # A read the binding does not reach in scope analysis (one earlier in a loop body, which
+        # reads the previous iteration's snapshot) would be left as it was.
+        overridden = _attribute_writes(self.function, receiver, frozenset(ONE_SHOT_OVERRIDES))
+        if overridden is not None:
+            return Unproven(
+                binding, f"{overridden} is written in this function: the old method ignored it, `init_new` consumes it"
+            )
+        if any(id(access.node) not in references for access in self.scope.accesses[name]):
+            return Unproven(binding, f"`{name}` is read where this binding does not reach it (a loop)")
         start = next(i for i, s in enumerate(block) if s is binding) + 1
         seen: set[int] = set()
         for statement in block[start:]:
@@ -506,6 +528,9 @@ class WindowProof:
         receiver = func.value if isinstance(func, cst.Attribute) else None
         if not isinstance(receiver, cst.Name):
             return "its receiver is not a plain name"
+        overridden = _attribute_writes(self.function, receiver.value, frozenset(ONE_SHOT_OVERRIDES))
+        if overridden is not None:
+            return f"{overridden} is written in this function: the old method ignored it, `init_new` consumes it"
         return self._statement(statement, None, receiver.value, call)
 
     def _statement(self, statement: cst.CSTNode, name: str | None, receiver: str, inline: cst.Call | None) -> str | None:  # fmt: skip
@@ -550,9 +575,9 @@ class WindowProof:
     def derived_mode_check(self, statement: cst.CSTNode, name: str) -> cst.Attribute | None:
         """In `assert <name>.capture_hidden_mode == X` (`!=`, `is`, `is not`; either side), with no
         message or a literal one (`==` and `!=` only where the tree defines no `__eq__`), where X is
-        a literal, a local or parameter, or an attribute of a name imported from SGLang
-        (`CaptureHiddenMode.LAST`), and the module binds SGLang's
-        `CaptureHiddenMode` once, by an import: the `<name>.capture_hidden_mode` node. The rewrite
+        a literal, a local or parameter, or a member of SGLang's enum (`CaptureHiddenMode.LAST`),
+        and the module binds SGLang's `CaptureHiddenMode` once, by an import, which nothing in the
+        function hides: the `<name>.capture_hidden_mode` node. The rewrite
         reads there what the old method derived (`derived_mode_expression`) from the batch, which
         nothing between the snapshot and this statement changes (the other statements of the window
         are `init_new(...)` alone, which writes neither `return_hidden_states` nor `spec_info`)."""
@@ -595,6 +620,9 @@ class WindowProof:
                 found = assignment.name
         if found is None or len(list(module_scope.assignments[found])) != 1:
             return None
+        # The rewritten assert names it in this function: no local or parameter may hide it.
+        if any(a.scope is not module_scope for a in self.scope[found]):
+            return None
         return found
 
     def _runs_nothing(self, value: cst.BaseExpression) -> bool:
@@ -603,13 +631,9 @@ class WindowProof:
         if isinstance(value, cst.Name):
             return any(isinstance(a, Assignment) for a in self.scope.assignments[value.value])
         if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name):
-            qualified = {q.name for q in self.scope.get_qualified_names_for(value.value.value)}
-            assignments = list(self.scope[value.value.value])
-            return (
-                bool(assignments)
-                and all(isinstance(a, ImportAssignment) for a in assignments)
-                and any(q.startswith("sglang.") for q in qualified)
-            )
+            # A member of SGLang's enum (`CaptureHiddenMode.LAST`), a class attribute: no other
+            # attribute of an SGLang name, which may hold a descriptor or a module `__getattr__`.
+            return value.value.value == self.capture_mode_enum()
         return False
 
     def _plain_self_attribute(self, value: cst.BaseExpression) -> bool:
@@ -624,8 +648,20 @@ class WindowProof:
             return False
         if any(_code(d.decorator) in ("staticmethod", "classmethod") for d in self.function.decorators):
             return False
+        if self._class_answers_missing_attributes():
+            return False
         bindings = list(self.scope.assignments["self"])
         return len(bindings) == 1 and "self" not in self._declared()
+
+    def _class_answers_missing_attributes(self) -> bool:
+        """The class around the method defines `__getattr__` (or `__getattribute__`): an attribute
+        of `self` it lacks runs that code when read."""
+        for owner in m.findall(self._module, m.ClassDef()):
+            owner = cst.ensure_type(owner, cst.ClassDef)
+            if any(statement is self.function for statement in owner.body.body):
+                hooks = m.FunctionDef(name=m.Name("__getattr__") | m.Name("__getattribute__"))
+                return any(m.matches(statement, hooks) for statement in owner.body.body)
+        return False
 
     def _bound_to_none(self, assignment: BaseAssignment) -> bool:
         """`ForwardBatch = None`, the fallback of a guarded import: calling through it raises

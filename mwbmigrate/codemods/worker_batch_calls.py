@@ -53,6 +53,7 @@ from mwbmigrate.analysis.window import (
     reflects_on_signatures,
     statement_code,
     window_end,
+    writes_consumed_field,
     writes_override_reset,
 )
 from mwbmigrate.codemods._shared import bound_name, function_facts, receivers_with_own_method
@@ -333,6 +334,12 @@ class DropWorkerBatchCalls(MigrationCodemod):
             if changed is not None:
                 reasons.append(f"in this function {changed}{_REQUESTS_READ}")
         if function is not None and name is not None:
+            consumed = writes_consumed_field(function, name)
+            if consumed is not None:
+                reasons.append(
+                    f"{consumed} is written: the old object had no such field and its forward never read it, "
+                    f"the target's `init_new` reads it on the kept snapshot"
+                )
             reset = writes_override_reset(function, name)
             if reset is not None:
                 reasons.append(

@@ -1,0 +1,15 @@
+# expect: same
+"""The first unproven statement of a's window is b's binding, which the rewrite deletes (b's window is proven)."""
+from sglang.srt.managers.tp_worker import TpModelWorker
+from sglang.srt.model_executor.forward_batch_info import ForwardBatch, CaptureHiddenMode
+from sglang.standin import make_batch, record
+
+
+def main():
+    batch = make_batch()
+    a = batch.get_model_worker_batch()
+    b = batch.get_model_worker_batch()
+    fb = ForwardBatch.init_new(b, None)
+    batch.prepare_for_decode()
+    fa = ForwardBatch.init_new(a, None)
+    return fa.observed
