@@ -285,7 +285,6 @@ def refuse_captured_aliases(facts: FunctionFacts, scope_of: ScopeOf, keep_snapsh
             del facts.aliases[name]
             del facts.bindings[name]
             kept.add(name)
-    # Review items about a rewrite that no longer happens (`mwb` "is now the live batch") would be wrong;
-    # each names its snapshot in backticks.
-    facts.reviews[:] = [review for review in facts.reviews if not any(f"`{name}`" in review[2] for name in kept)]
+    # A site whose call is kept is not read live: no marker says it is.
+    facts.live_sites[:] = [site for site in facts.live_sites if not site[1] & kept]
     return facts

@@ -11,17 +11,11 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 import libcst as cst
-import libcst.matchers as m
 from libcst import MetadataDependent
 from libcst.metadata import Assignment, Scope, ScopeProvider
 
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
-from mwbmigrate.analysis.window import (
-    Unproven,
-    WindowProof,
-    certainly_changes,
-    statement_code,
-)
+from mwbmigrate.analysis.window import Unproven, WindowProof
 
 # Each local's plain `name = value` bindings, in order: name -> [(statement, value)].
 AssignsByName = dict[str, list[tuple[cst.SimpleStatementLine, cst.BaseExpression]]]
@@ -41,8 +35,8 @@ class FunctionFacts:
     aliases: dict[str, str] = field(default_factory=dict)  # local name -> receiver name, when safe
     bindings: dict[str, list[Binding]] = field(default_factory=dict)
     refusals: list[tuple[cst.CSTNode, str]] = field(default_factory=list)  # (node, reason)
-    # Review items on statements of a rewritten site: (statement, code, reason).
-    reviews: list[tuple[cst.CSTNode, str, str]] = field(default_factory=list)
+    # `--live-batch`: each site the allowlist did not prove, as (why, the names of its snapshot, receiver).
+    live_sites: list[tuple[Unproven, frozenset[str], str]] = field(default_factory=list)
     calls_old_method: bool = False  # `x.get_model_worker_batch(...)` anywhere in the body, bound or not
     # Snapshots kept in code (`worker_batch_snapshot`): binding statement -> why the live batch is not proven.
     kept: dict[cst.SimpleStatementLine, Unproven] = field(default_factory=dict)
@@ -132,8 +126,7 @@ def analyse_function(
 
     A snapshot reads the live batch silently only where the window allowlist (`proof`, analysis.window)
     proves it. Every other one is kept in code (`kept`) with `keep_snapshots` (the default), or
-    (`--live-batch`) reads the live batch too, with one hazard marker naming the first window
-    statement the allowlist did not prove (`reviews`, MWB141).
+    (`--live-batch`) reads the live batch too, where the allowlist stopped (`live_sites`).
     """
     scope = codemod.get_metadata(ScopeProvider, function.body, None)
     facts = FunctionFacts(function=function, scope=scope)
@@ -245,8 +238,7 @@ def _prove_windows(
             continue
         if not keep_snapshots:
             facts.unproven_live |= group
-            anchor = _marker_anchor(unproven, candidates, group, proof)
-            facts.reviews.append(_live_hazard(unproven, group, candidates[first_name], anchor))
+            facts.live_sites.append((unproven, group, candidates[first_name]))
             continue
         for name in group:
             for bound_statement, bound_value in assigns_by_name[name]:
@@ -278,88 +270,6 @@ def _alias_refusal(
             continue
         return f"`{name}` is also bound to something that is not the batch"
     return None
-
-
-def _marker_anchor(
-    unproven: Unproven, candidates: dict[str, str], group: frozenset[str], proof: WindowProof | None
-) -> cst.CSTNode:
-    """Where the marker of `unproven` goes: on the statement it stopped at, unless another rewrite
-    may delete that one (a binding of a snapshot or an alias, an import, a compound statement with
-    nothing else in it), then on the snapshot's first use after it; at the end, on the function."""
-    statement = unproven.statement
-    if proof is None or _kept_statement(statement, candidates):
-        return statement
-    names = m.Name(value=m.MatchIfTrue(group.__contains__))
-    for line in _lines_from(proof.function.body, statement):
-        if _kept_statement(line, candidates) and m.findall(line, names):
-            return line
-    return proof.function
-
-
-def _lines_from(root: cst.CSTNode, start: cst.CSTNode) -> list[cst.SimpleStatementLine]:
-    """The simple statements under `root` from `start` on (those inside it included), in source order."""
-    lines: list[cst.SimpleStatementLine] = []
-
-    class _Lines(cst.CSTVisitor):
-        started = False
-
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            self.started = self.started or node is start
-            if self.started and isinstance(node, cst.SimpleStatementLine):
-                lines.append(node)
-            return True
-
-    root.visit(_Lines())
-    return lines
-
-
-def _kept_statement(statement: cst.CSTNode, candidates: dict[str, str]) -> bool:
-    """A statement that no rewrite deletes: a simple statement that binds no snapshot (one with an
-    override becomes the override's write) or alias and imports nothing, or a compound statement
-    that holds such a statement (so its body is never emptied)."""
-    if isinstance(statement, cst.BaseCompoundStatement):
-        return any(_kept_statement(line, candidates) for line in m.findall(statement, m.SimpleStatementLine()))
-    if not isinstance(statement, cst.SimpleStatementLine):
-        return False
-    for small in statement.body:
-        if isinstance(small, (cst.Import, cst.ImportFrom)):
-            return False
-        if not isinstance(small, cst.Assign):
-            continue
-        call = old_method_call(small.value)
-        if call is not None and override_argument(call) is not None:
-            continue  # becomes the override's write on the batch
-        if call is not None or any(
-            isinstance(t.target, cst.Name) and t.target.value in candidates for t in small.targets
-        ):
-            return False
-    return True
-
-
-def _live_hazard(
-    unproven: Unproven, group: frozenset[str], receiver: str, anchor: cst.CSTNode
-) -> tuple[cst.CSTNode, str, str]:
-    """`--live-batch`: the one marker of a site the allowlist did not prove, at `anchor`, naming the
-    statement the allowlist stopped at (the binding itself when the site fails as a whole) as it
-    now reads. A write, `del` or rebinding of the batch there is a certain change, and says so."""
-    names = ", ".join(f"`{name}`" for name in sorted(group))
-    statement = unproven.statement
-    written = statement_code(statement)
-    # The statement as the rewrite leaves it: each name of the snapshot reads the receiver.
-    renamed = m.replace(statement, m.Name(value=m.MatchIfTrue(group.__contains__)), cst.Name(receiver))
-    now = statement_code(renamed) if isinstance(renamed, cst.CSTNode) else written
-    if certainly_changes(statement, receiver):
-        return (
-            anchor,
-            "MWB141",
-            f"`{now}` changes `{receiver}` before {names} is used: {names} {'was' if len(group) == 1 else 'were'} "
-            f"a snapshot, now {'it is' if len(group) == 1 else 'they are'} the live batch",
-        )
-    why = unproven.why
-    if why.startswith(f"`{written}`"):
-        why = f"`{now}`{why[len(written) + 2 :]}"
-    reads = "reads" if len(group) == 1 else "read"
-    return anchor, "MWB141", f"{names} now {reads} the live `{receiver}`, not proven the same: {why}"
 
 
 def _alias_groups(names: set[str], assigns_by_name: AssignsByName) -> dict[str, frozenset[str]]:

@@ -423,25 +423,6 @@ def _code(node: cst.CSTNode) -> str:
 statement_code = _code
 
 
-def certainly_changes(statement: cst.CSTNode, receiver: str) -> bool:
-    """`statement` is a simple statement that writes, deletes or augments a part of `receiver`
-    (`receiver.x = ...`, `receiver.x[i] += ...`, `del receiver.x`), or binds the name `receiver`
-    again: the batch a later use reads is then certainly not the one the snapshot saw."""
-    if not isinstance(statement, cst.SimpleStatementLine):
-        return False
-    part = m.Attribute(value=m.Name(receiver)) | m.Subscript(value=m.Name(receiver))
-    rooted = part | m.Attribute(value=part) | m.Subscript(value=part)
-    written = m.Name(receiver) | rooted
-    for small in statement.body:
-        if isinstance(small, cst.Assign) and any(m.matches(t.target, written) for t in small.targets):
-            return True
-        if isinstance(small, (cst.AugAssign, cst.AnnAssign)) and m.matches(small.target, written):
-            return small.value is not None if isinstance(small, cst.AnnAssign) else True
-        if isinstance(small, cst.Del) and m.matches(small.target, rooted):
-            return True
-    return False
-
-
 def _block_of(function: cst.FunctionDef, statement: cst.CSTNode) -> Sequence[cst.BaseStatement] | None:
     """The statements of the block that holds `statement` directly."""
 

@@ -45,6 +45,7 @@ from mwbmigrate.analysis.window import (
     REQUEST_FIELDS,
     REQUEST_LISTS,
     SIGNATURE_WORDS,
+    Unproven,
     WindowProof,
     changes_request_fields,
     changes_requests,
@@ -147,6 +148,107 @@ def _accessor_only(test: cst.BaseExpression) -> bool:
     return finder.safe
 
 
+def certainly_changes(statement: cst.CSTNode, receiver: str) -> bool:
+    """`statement` is a simple statement that writes, deletes or augments a part of `receiver`
+    (`receiver.x = ...`, `receiver.x[i] += ...`, `del receiver.x`), or binds the name `receiver`
+    again: the batch a later use reads is then certainly not the one the snapshot saw."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    part = m.Attribute(value=m.Name(receiver)) | m.Subscript(value=m.Name(receiver))
+    rooted = part | m.Attribute(value=part) | m.Subscript(value=part)
+    written = m.Name(receiver) | rooted
+    for small in statement.body:
+        if isinstance(small, cst.Assign) and any(m.matches(t.target, written) for t in small.targets):
+            return True
+        if isinstance(small, (cst.AugAssign, cst.AnnAssign)) and m.matches(small.target, written):
+            return small.value is not None if isinstance(small, cst.AnnAssign) else True
+        if isinstance(small, cst.Del) and m.matches(small.target, rooted):
+            return True
+    return False
+
+
+def _marker_anchor(
+    unproven: Unproven, candidates: dict[str, str], group: frozenset[str], proof: WindowProof | None
+) -> cst.CSTNode:
+    """Where the marker of `unproven` goes: on the statement it stopped at, unless another rewrite
+    may delete that one (a binding of a snapshot or an alias, an import, a compound statement with
+    nothing else in it), then on the snapshot's first use after it; at the end, on the function."""
+    statement = unproven.statement
+    if proof is None or _kept_statement(statement, candidates):
+        return statement
+    names = m.Name(value=m.MatchIfTrue(group.__contains__))
+    for line in _lines_from(proof.function.body, statement):
+        if _kept_statement(line, candidates) and m.findall(line, names):
+            return line
+    return proof.function
+
+
+def _lines_from(root: cst.CSTNode, start: cst.CSTNode) -> list[cst.SimpleStatementLine]:
+    """The simple statements under `root` from `start` on (those inside it included), in source order."""
+    lines: list[cst.SimpleStatementLine] = []
+
+    class _Lines(cst.CSTVisitor):
+        started = False
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            self.started = self.started or node is start
+            if self.started and isinstance(node, cst.SimpleStatementLine):
+                lines.append(node)
+            return True
+
+    root.visit(_Lines())
+    return lines
+
+
+def _kept_statement(statement: cst.CSTNode, candidates: dict[str, str]) -> bool:
+    """A statement that no rewrite deletes: a simple statement that binds no snapshot (one with an
+    override becomes the override's write) or alias and imports nothing, or a compound statement
+    that holds such a statement (so its body is never emptied)."""
+    if isinstance(statement, cst.BaseCompoundStatement):
+        return any(_kept_statement(line, candidates) for line in m.findall(statement, m.SimpleStatementLine()))
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    for small in statement.body:
+        if isinstance(small, (cst.Import, cst.ImportFrom)):
+            return False
+        if not isinstance(small, cst.Assign):
+            continue
+        call = old_method_call(small.value)
+        if call is not None and override_argument(call) is not None:
+            continue  # becomes the override's write on the batch
+        if call is not None or any(
+            isinstance(t.target, cst.Name) and t.target.value in candidates for t in small.targets
+        ):
+            return False
+    return True
+
+
+def _live_hazard(
+    unproven: Unproven, group: frozenset[str], receiver: str, anchor: cst.CSTNode
+) -> tuple[cst.CSTNode, str, str]:
+    """`--live-batch`: the one marker of a site the allowlist did not prove, at `anchor`, naming the
+    statement the allowlist stopped at (the binding itself when the site fails as a whole) as it
+    now reads. A write, `del` or rebinding of the batch there is a certain change, and says so."""
+    names = ", ".join(f"`{name}`" for name in sorted(group))
+    statement = unproven.statement
+    written = statement_code(statement)
+    # The statement as the rewrite leaves it: each name of the snapshot reads the receiver.
+    renamed = m.replace(statement, m.Name(value=m.MatchIfTrue(group.__contains__)), cst.Name(receiver))
+    now = statement_code(renamed) if isinstance(renamed, cst.CSTNode) else written
+    if certainly_changes(statement, receiver):
+        return (
+            anchor,
+            "MWB141",
+            f"`{now}` changes `{receiver}` before {names} is used: {names} {'was' if len(group) == 1 else 'were'} "
+            f"a snapshot, now {'it is' if len(group) == 1 else 'they are'} the live batch",
+        )
+    why = unproven.why
+    if why.startswith(f"`{written}`"):
+        why = f"`{now}`{why[len(written) + 2 :]}"
+    reads = "reads" if len(group) == 1 else "read"
+    return anchor, "MWB141", f"{names} now {reads} the live `{receiver}`, not proven the same: {why}"
+
+
 class DropWorkerBatchCalls(MigrationCodemod):
     CODE = "MWB005"
     NAME = "worker-batch-calls"
@@ -217,9 +319,10 @@ class DropWorkerBatchCalls(MigrationCodemod):
                 for reference in assignment.references:
                     if isinstance(reference.node, cst.Name):
                         self._refused_uses[reference.node] = name
-        # Rewritten sites where the batch may change before a use of the snapshot, or the snapshot escapes.
-        for reviewed, code, reason in facts.reviews:
-            self.review(reviewed, code, reason)
+        # `--live-batch`: each site the allowlist did not prove, marked once.
+        for unproven, group, receiver in facts.live_sites:
+            anchor = _marker_anchor(unproven, facts.aliases, group, proof)
+            self.review(*_live_hazard(unproven, group, receiver, anchor))
         if facts.scope is None:
             return  # no aliases are found without the function's scope
         for name, receiver in facts.aliases.items():
