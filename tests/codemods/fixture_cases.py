@@ -4,7 +4,7 @@
 SGLang's own `schedule_batch.py`. `after-<version>.py` (optional) is the expected output for
 `--target-version <version>`, `after-collapse.py` for `--collapse-compat`, `after-markers-all.py` for
 `--markers all` (notes written into the code too), `after-live-batch.py` for `--live-batch` (the live batch
-read at every snapshot site, marked where unproven: the output before the window allowlist); a file `live-batch`
+read at every snapshot site, one marker where the window allowlist does not prove it); a file `live-batch`
 in the case folder runs every expectation of the case with `--live-batch`; `after-clear-emptied.py` is for
 `--clear-emptied-batches`. A file `contract` holding a release runs the case as `rewrite
 --target-version RELEASE` does, its contract check included, against the contract shipped for that release
