@@ -97,9 +97,9 @@ _HOOK_DEFINED = re.compile(
     rb"|(?P<method>is_decode_or_idle|is_extend|is_decode|is_idle|is_mixed|is_target_verify|is_draft_extend"
     rb"|__bool__|__len__))\b"
 )
-# A class built on a container (or a number, a string) is false when empty (or zero), with no `__bool__` or `__len__` of its own: the
-# old method tested the speculative input by truth (`if self.spec_info`), 0.5.13's `init_new` tests
-# `is not None`, so such an input takes another capture mode on the live batch.
+# A class built on a container, a number or a string is false when empty or zero, with no `__bool__`
+# or `__len__` of its own: the old method tested the speculative input by truth (`if self.spec_info`),
+# 0.5.13's `init_new` tests `is not None`, so such an input takes another capture mode on the live batch.
 _FALSY_CLASS = re.compile(
     rb"(?m)^[ \t]*class[ \t]+\w+[ \t]*\([^)]*?\b(?P<falsy>dict|list|tuple|set|frozenset|deque|OrderedDict"
     rb"|defaultdict|Counter|UserDict|UserList|Dict|List|Tuple|Set|FrozenSet|Deque"

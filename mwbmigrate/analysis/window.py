@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import Assignment, BaseAssignment, ImportAssignment, Scope
+from libcst.metadata import Assignment, BaseAssignment, ClassScope, ImportAssignment, Scope
 
 from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_OBJECT_FIELDS, ONE_SHOT_OVERRIDES
 from mwbmigrate.analysis.tree_facts import WindowFacts
@@ -347,12 +347,7 @@ def _after(function: cst.FunctionDef, statement: cst.CSTNode) -> set[int]:
     """The ids of the statements that follow `statement` in its block and in every block around it,
     up to the function's own (a handler or `finally` of a `try` around it is not among them: it may
     run while the window is open)."""
-    return {id(s) for block, index in _enclosing_blocks(function, statement) for s in block[index + 1 :]}
-
-
-def _enclosing_blocks(function: cst.FunctionDef, statement: cst.CSTNode) -> list[tuple[Sequence[cst.CSTNode], int]]:
-    """Each block from the function's body down to `statement`'s, with the index of the statement
-    in it that holds (or is) `statement`."""
+    after: set[int] = set()
 
     class _Finder(cst.CSTVisitor):
         def __init__(self) -> None:
@@ -374,11 +369,11 @@ def _enclosing_blocks(function: cst.FunctionDef, statement: cst.CSTNode) -> list
     finder = _Finder()
     function.body.visit(finder)
     path = finder.found or []
-    return [
-        (outer.body, next(i for i, s in enumerate(outer.body) if s is inner))
-        for outer, inner in zip(path, path[1:], strict=False)
-        if isinstance(outer, cst.IndentedBlock)
-    ]
+    for outer, inner in zip(path, path[1:], strict=False):
+        if isinstance(outer, cst.IndentedBlock):
+            index = next(i for i, s in enumerate(outer.body) if s is inner)
+            after.update(id(s) for s in outer.body[index + 1 :])
+    return after
 
 
 def reflects_on_signatures(module: cst.Module) -> str | None:
@@ -479,13 +474,13 @@ class WindowProof:
         if block is None:
             return Unproven(binding, f"`{name}` is bound outside a block the tool follows")
         references = {id(reference.node) for reference in assignments[0].references}
-        # A read the binding does not reach in scope analysis (one earlier in a loop body, which
-        # reads the previous iteration's snapshot) would be left as it was.
         overridden = _attribute_writes(self.function, receiver, frozenset(ONE_SHOT_OVERRIDES))
         if overridden is not None:
             return Unproven(
                 binding, f"{overridden} is written in this function: the old method ignored it, `init_new` consumes it"
             )
+        # A read the binding does not reach in scope analysis (one earlier in a loop body, which
+        # reads the previous iteration's snapshot) would be left as it was.
         if any(id(access.node) not in references for access in self.scope.accesses[name]):
             return Unproven(binding, f"`{name}` is read where this binding does not reach it (a loop)")
         start = next(i for i, s in enumerate(block) if s is binding) + 1
@@ -635,14 +630,12 @@ class WindowProof:
         return len(bindings) == 1 and "self" not in self._declared()
 
     def _class_answers_missing_attributes(self) -> bool:
-        """The class around the method defines `__getattr__` (or `__getattribute__`): an attribute
-        of `self` it lacks runs that code when read."""
-        for owner in m.findall(self._module, m.ClassDef()):
-            owner = cst.ensure_type(owner, cst.ClassDef)
-            if any(statement is self.function for statement in owner.body.body):
-                hooks = m.FunctionDef(name=m.Name("__getattr__") | m.Name("__getattribute__"))
-                return any(m.matches(statement, hooks) for statement in owner.body.body)
-        return False
+        """The class around the method binds `__getattr__` (or `__getattribute__`), by `def` or by
+        assignment: an attribute of `self` it lacks runs that code when read."""
+        owner = self.scope.parent
+        return isinstance(owner, ClassScope) and any(
+            owner.assignments[hook] for hook in ("__getattr__", "__getattribute__")
+        )
 
     def _bound_to_none(self, assignment: BaseAssignment) -> bool:
         """`ForwardBatch = None`, the fallback of a guarded import: calling through it raises

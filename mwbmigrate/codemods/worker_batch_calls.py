@@ -19,7 +19,7 @@ old object did, and is reported as a note (MWB182):
     worker.forward_batch_generation(mwb)
 
 With `--live-batch` every site reads the live batch, as upstream did, and a site the allowlist does
-not prove gets one hazard marker on the first window statement it did not prove (MWB141; MWB142
+not prove gets one hazard marker naming the first window statement it did not prove (MWB141; MWB142
 for an inline call, whose window is its statement):
 
     mwb = batch.get_model_worker_batch()        (deleted)
@@ -148,7 +148,7 @@ def _accessor_only(test: cst.BaseExpression) -> bool:
     return finder.safe
 
 
-def certainly_changes(statement: cst.CSTNode, receiver: str) -> bool:
+def _certainly_changes(statement: cst.CSTNode, receiver: str) -> bool:
     """`statement` is a simple statement that writes, deletes or augments a part of `receiver`
     (`receiver.x = ...`, `receiver.x[i] += ...`, `del receiver.x`), or binds the name `receiver`
     again: the batch a later use reads is then certainly not the one the snapshot saw."""
@@ -235,7 +235,7 @@ def _live_hazard(
     # The statement as the rewrite leaves it: each name of the snapshot reads the receiver.
     renamed = m.replace(statement, m.Name(value=m.MatchIfTrue(group.__contains__)), cst.Name(receiver))
     now = statement_code(renamed) if isinstance(renamed, cst.CSTNode) else written
-    if certainly_changes(statement, receiver):
+    if _certainly_changes(statement, receiver):
         return (
             anchor,
             "MWB141",
