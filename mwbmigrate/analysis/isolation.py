@@ -87,10 +87,10 @@ def scan_callers(sources: Iterable[bytes]) -> ProjectCallers:
     name the old API can hand the old object on, so only those are parsed."""
     trees = []
     complete = True
-    named_elsewhere: set[bytes] = set()  # the identifiers of every module not parsed
+    named_elsewhere = NamedElsewhere()
     for data in sources:
         if not any(word in data for word in _OLD_WORDS):
-            named_elsewhere.update(_IDENTIFIER.findall(_FULL_LINE_COMMENT.sub(b"", data)))
+            named_elsewhere.sources.append(data)
             continue
         try:
             trees.append(ast.parse(data))
@@ -117,6 +117,22 @@ _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 # A line that is a comment alone names nothing the code can reach (inside a triple-quoted string it
 # is part of a string that also holds a `#`, which no name equals).
 _FULL_LINE_COMMENT = re.compile(rb"(?m)^[ \t]*#[^\n]*")
+
+
+@dataclass
+class NamedElsewhere:
+    """The identifiers of the modules the pre-pass does not parse, read at the first question (a
+    tree where no helper qualifies is never asked one)."""
+
+    sources: list[bytes] = field(default_factory=list)
+    _identifiers: set[bytes] | None = None
+
+    def __contains__(self, name: object) -> bool:
+        if self._identifiers is None:
+            self._identifiers = set()
+            for data in self.sources:
+                self._identifiers.update(_IDENTIFIER.findall(_FULL_LINE_COMMENT.sub(b"", data)))
+        return name in self._identifiers
 
 
 def _old_object_parameter(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:

@@ -25,8 +25,9 @@ a helper named there.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from mwbmigrate.analysis.old_api import ONE_SHOT_OVERRIDES
 
@@ -78,7 +79,7 @@ def passed_at(call_args: list[object], keywords: Mapping[str, object], parameter
 
 
 def one_call_away(
-    trees: Iterable[ast.Module], takes_old: Mapping[str, str], named_elsewhere: set[bytes]
+    trees: Iterable[ast.Module], takes_old: Mapping[str, str], named_elsewhere: Container[bytes]
 ) -> OneCallAway:
     """The facts, from the parsed modules; `takes_old`: each helper taking the old object, by name, to
     its parameter that does; `named_elsewhere`: every identifier of the modules not parsed."""
@@ -100,9 +101,9 @@ def one_call_away(
     consumers: dict[str, BatchParameter] = {}
     viewed: dict[str, BatchParameter] = {}
     for name, defined in definitions.items():
-        if name in escapes or name.encode() in named_elsewhere or name not in calls:
+        if name in escapes or name not in calls or any(_runs_otherwise(function) for function, _, _ in defined):
             continue
-        if any(_runs_otherwise(function) for function, _, _ in defined):
+        if name.encode() in named_elsewhere:  # the costliest test last: it reads the unparsed modules
             continue
         parameters = {
             _batch_parameter(function, owner is not None, takes_old.get(name)) for function, owner, _ in defined
@@ -116,7 +117,7 @@ def one_call_away(
         if any(isinstance(call.func, ast.Attribute) != parameter.method for call, _ in sites):
             continue
         if name in takes_old and all(
-            caller is not None and _gated_call(call, callers.setdefault(id(caller), _Caller(caller)), parameter)
+            caller is not None and _gated_call(call, _memo(callers, caller, _Caller), parameter)
             for call, caller in sites
         ):
             gated[name] = parameter
@@ -125,12 +126,23 @@ def one_call_away(
         ):
             viewed[name] = parameter
         if all(
-            sglang_forward_batch.setdefault(id(module), _forward_batch_from_sglang(module))
-            and _consumes(function, parameter.name)
+            _memo(sglang_forward_batch, module, _forward_batch_from_sglang) and _consumes(function, parameter.name)
             for function, _, module in defined
         ):
             consumers[name] = parameter
     return OneCallAway(gated, consumers, viewed)
+
+
+_Node = TypeVar("_Node", bound=ast.AST)
+_Fact = TypeVar("_Fact")
+
+
+def _memo(facts: dict[int, _Fact], node: _Node, compute: Callable[[_Node], _Fact]) -> _Fact:
+    """`compute(node)`, once per node (by identity): `setdefault` would compute it at every call."""
+    found = facts.get(id(node))
+    if found is None:
+        found = facts[id(node)] = compute(node)
+    return found
 
 
 def _runs_otherwise(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

@@ -76,17 +76,38 @@ _HOOKS = frozenset({"__getattribute__", "__get__"})  # the hooks that run on a r
 # `x.init_new = f`, a string naming `init_new` as a dotted name's last part, or any `setattr` on the
 # forward-batch class (its name may be computed: `setattr(ForwardBatch, "_".join(...), f)`).
 _PATCH = re.compile(rb"\.init_new\s*=(?!=)|[\"'][\w.]*\binit_new[\"']|\bsetattr\(\s*(?:[\w.]+\.)?ForwardBatch\b")
+# Its last alternative alone, for bytes without `init_new` (the others need the word): the same matches.
+_PATCH_BY_SETATTR = re.compile(rb"\bsetattr\(\s*(?:[\w.]+\.)?ForwardBatch\b")
 # Any decorator, not only `property`: an alias of it (`prop = property`) or a descriptor of the
 # tree's own makes the method run on a read too. A hook named in a string (a `type()` dict, a
 # `setattr`) is installed as surely as one assigned.
-_CODE_ON_READ = re.compile(
+_DECORATED_READ = (
     rb"@[ \t]*[\w.]+\b[^\n]*\n"
     rb"(?:[ \t]*@[^\n]*\n)*[ \t]*(?:async[ \t]+)?def[ \t]+(?P<decorated>" + _NAMES + rb")\b"
-    rb"|\b(?P<assigned>" + _NAMES + rb")[ \t]*=[ \t]*(?:[\w.]+\.)?(?:property|cached_property)\("
+)
+_PROPERTY_ASSIGNED = rb"|\b(?P<assigned>" + _NAMES + rb")[ \t]*=[ \t]*(?:[\w.]+\.)?(?:property|cached_property)\("
+_HOOK_NAMED = (
     rb"|\.(?P<installed>__getattribute__|__get__|__setattr__|__delattr__)[ \t]*=(?!=)"
     rb"|def[ \t]+(?P<descriptor>__get__)\b"
     rb"|[\"'](?P<keyed>__getattribute__|__get__|__setattr__|__delattr__)[\"']"
 )
+# The same pattern without the alternatives a file's bytes cannot match (each needs its word): the
+# matches are the same, and the word-boundary alternatives, tried at every word, cost most of the scan.
+_CODE_ON_READ_BY_WORDS = {
+    (assigned, hooked): re.compile(
+        _DECORATED_READ + (_PROPERTY_ASSIGNED if assigned else b"") + (_HOOK_NAMED if hooked else b"")
+    )
+    for assigned in (False, True)
+    for hooked in (False, True)
+}
+
+
+def _code_on_read(data: bytes) -> re.Pattern[bytes]:
+    return _CODE_ON_READ_BY_WORDS[
+        b"property(" in data, b"__get" in data or b"__setattr__" in data or b"__delattr__" in data
+    ]
+
+
 # A class's own attribute hooks count in a module that names the batch or the old API: a batch class,
 # a subclass of one, or the speculative input it holds, is defined or built there. (A descriptor class,
 # `__get__`, counts anywhere: its instances may sit on a batch class as any field.)
@@ -171,11 +192,15 @@ def _line(data: bytes, offset: int) -> int:
 _SELF_ASSIGNED = re.compile(rb"\bself\.(\w+)[ \t]*(?::[^=\n]*)?=(?!=)")
 _CONSUMER_ARGUMENTS = re.compile(rb"\binit_new\(([^()]*)\)")
 _SELF_READ = re.compile(rb"\bself\.(\w+)\b")
-_ANY_PROPERTY = re.compile(
+_ANY_DECORATED = (
     rb"@[ \t]*(?P<decorator>[\w.]+)\b[^\n]*\n"
     rb"(?:[ \t]*@[^\n]*\n)*(?P<indent>[ \t]*)(?:async[ \t]+)?def[ \t]+(?P<decorated>\w+)[^\n]*:[ \t]*(?:#[^\n]*)?\n"
-    rb"|\b(?P<assigned>\w+)[ \t]*=[ \t]*(?:[\w.]+\.)?(?:property|cached_property)\("
 )
+_ANY_PROPERTY = re.compile(
+    _ANY_DECORATED + rb"|\b(?P<assigned>\w+)[ \t]*=[ \t]*(?:[\w.]+\.)?(?:property|cached_property)\("
+)
+# Its first alternative alone, for bytes without `property(` (the second needs it): the same matches.
+_ANY_DECORATOR = re.compile(_ANY_DECORATED + rb"|(?P<assigned>(?!))")
 # SGLang's and the standard library's property decorators: only theirs run nothing but the body.
 _PROPERTY = re.compile(rb"(?:[\w.]+\.)?(?:property|cached_property|setter|getter|deleter)")
 # A property body that runs nothing of the tree's: `return self._name`, `pass`, `...`, a docstring.
@@ -218,13 +243,13 @@ class WindowFactsScan:
         tells SGLang's own modules also when the tree was given below its `sglang/` folder."""
         where_it_is = location if location is not None else path
         if self._patched is None and (b"init_new" in data or b"ForwardBatch" in data):
-            found = _PATCH.search(data)
+            found = (_PATCH if b"init_new" in data else _PATCH_BY_SETATTR).search(data)
             if found is not None:
                 self._patched = f"{path}:{_line(data, found.start())}"
         if (self._code is None or self._method is None or self._between is None) and (
             b"def" in data or b"property" in data or b".__" in data or b"class" in data
         ):
-            hits = list(_CODE_ON_READ.finditer(data))
+            hits = list(_code_on_read(data).finditer(data))
             if any(word in data for word in _NAMES_THE_BATCH):
                 hits += _HOOK_DEFINED.finditer(data)
                 hits += _FALSY_CLASS.finditer(data)
@@ -252,7 +277,7 @@ class WindowFactsScan:
         if b"self." in data:
             self._assigned.update(_SELF_ASSIGNED.findall(data))
         if b"@" in data or b"property" in data:
-            for match in _ANY_PROPERTY.finditer(data):
+            for match in (_ANY_PROPERTY if b"property(" in data else _ANY_DECORATOR).finditer(data):
                 if match.group("assigned") is not None:
                     self._properties.add(match.group("assigned"))
                 elif _PROPERTY.fullmatch(match.group("decorator")) and _accessor_body(

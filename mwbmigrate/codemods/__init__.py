@@ -95,11 +95,12 @@ PREREQUISITES: dict[str, tuple[str, ...]] = {
 }
 
 # The engine's byte prefilter: a module with none of the codemods' TRIGGERS is never parsed.
-PREFILTER_BYTES: re.Pattern[bytes] = re.compile(
-    b"|".join(
-        re.escape(trigger.encode())
-        for trigger in dict.fromkeys(t for c in CODEMODS + SECOND_PASS_CODEMODS for t in c.TRIGGERS)
-    )
+_TRIGGER_BYTES = tuple(dict.fromkeys(t.encode() for c in CODEMODS + SECOND_PASS_CODEMODS for t in c.TRIGGERS))
+PREFILTER_BYTES: re.Pattern[bytes] = re.compile(b"|".join(re.escape(trigger) for trigger in _TRIGGER_BYTES))
+# The same test as `bytes in` checks, a few times faster than the alternation: the triggers that hold
+# no other (one that holds another is in every file the other is).
+PREFILTER_WORDS: tuple[bytes, ...] = tuple(
+    word for word in _TRIGGER_BYTES if not any(other != word and other in word for other in _TRIGGER_BYTES)
 )
 
 

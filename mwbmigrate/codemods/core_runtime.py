@@ -199,11 +199,11 @@ def _is_forward_stream(statement: cst.CSTNode) -> bool:
 class MoveCoreOntoRuntime(MigrationCodemod):
     CODE, NAME = CORE_RUNTIME
     SUMMARY = "In an SGLang core tree: `ForwardBatch.init_new` reads the batch through the runtime's view; the overlap forward runs in `overlap_forward_isolation`."
-    TRIGGERS = OLD_API
+    # applies_to's three shapes: `init_new` (which names the old class), the overlap ring and the verify stream.
+    TRIGGERS = (*OLD_API, "record_batch_in_overlap", "seq_lens.record_stream(")
     # applies_to's words, and the attribute the ring is created beside (in another method).
     BODY_WORDS = (
         "init_new",
-        "record_batch_in_overlap",
         "copy_for_forward",
         "forward_stream_ctx",
         "record_stream",

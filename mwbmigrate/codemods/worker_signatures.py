@@ -116,6 +116,12 @@ class MatchWorkerCallers(MigrationCodemod):
         self._undecided: set[str] = set()  # mixins of workers of different kinds (MWB188)
 
     @classmethod
+    def applies_to(cls, text: str, state: MigrationState) -> bool:
+        # Every change and finding is on a `forward_batch_generation` defined, installed or called:
+        # a module that never names it (most that name a worker class) has nothing to adapt.
+        return WORKER_METHOD in text and super().applies_to(text, state)
+
+    @classmethod
     def triggered_by_project(cls, state: MigrationState) -> bool:
         """A mixin or a registered worker whose module names no SGLang worker, or a mixin of workers of
         different kinds (analysis/project_classes.py)."""

@@ -28,11 +28,12 @@ import functools
 import hashlib
 import json
 import os
+import pickle
 import secrets
 import sys
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mwbmigrate import __version__
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
@@ -41,6 +42,7 @@ CACHE_DIR_ENV = "MWBMIGRATE_CACHE_DIR"
 FORMAT = 2  # the entries' layout; bump it when FileResult's stored fields change
 _PACKAGE = Path(__file__).resolve().parents[1]
 _CACHEABLE = (FileStatus.SKIPPED, FileStatus.UNCHANGED, FileStatus.CHANGED)
+_Stored = TypeVar("_Stored")
 
 
 def default_directory() -> Path:
@@ -194,16 +196,36 @@ class ResultCache:
         """Keep `result` under `key` (not a failure); a cache that cannot be written is left alone."""
         if result.status not in _CACHEABLE:
             return
-        target = self._entry_path(key)
         entry = {"key": key, "display_path": result.display_path, "result": _encode(result)}
+        self._write(self._entry_path(key), json.dumps(entry, ensure_ascii=True).encode("ascii"))
+
+    def _object_path(self, key: str) -> Path:
+        return self.directory / f"v{FORMAT}" / key[:2] / f"{key}.pickle"
+
+    def load_object(self, key: str, kind: type[_Stored]) -> _Stored | None:
+        """The `kind` stored under `key` by `store_object` (the engine's whole-tree facts), or None.
+        Pickled, as `.pyc` files are: the cache folder is the user's own, written only by this tool."""
+        try:
+            with open(self._object_path(key), "rb") as handle:
+                stored_key, found = pickle.load(handle)
+            if stored_key != key or not isinstance(found, kind):
+                raise ValueError("another entry")
+        except Exception:  # noqa: BLE001 - a missing or corrupt entry is a miss, never an error
+            return None
+        return found
+
+    def store_object(self, key: str, value: object) -> None:
+        self._write(self._object_path(key), pickle.dumps((key, value), protocol=pickle.HIGHEST_PROTOCOL))
+
+    def _write(self, target: Path, data: bytes) -> None:
         # Its own temporary name and a rename: no fsync, as an entry lost in a crash is only a miss,
         # and none of the writer's calls (engine/writer.py), so a cache write is never taken for one.
         temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             try:
-                with open(temporary, "x", encoding="utf-8") as handle:
-                    json.dump(entry, handle, ensure_ascii=True)
+                with open(temporary, "xb") as handle:
+                    handle.write(data)
                 os.rename(temporary, target)
             finally:
                 temporary.unlink(missing_ok=True)

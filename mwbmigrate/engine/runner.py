@@ -18,14 +18,14 @@ import re
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
-from mwbmigrate.analysis.isolation import scan_callers
+from mwbmigrate.analysis.isolation import ProjectCallers, scan_callers
 from mwbmigrate.analysis.old_api import ModuleLocation
-from mwbmigrate.analysis.project_classes import ProjectClassScan
+from mwbmigrate.analysis.project_classes import ProjectClassScan, ProjectWorkers
 from mwbmigrate.analysis.signatures import ProjectSignatures, RenamedSignature, module_parts
 from mwbmigrate.analysis.target_versions import RENAMED_KEYWORD_METHODS
-from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFactsScan, own_worker_batch_fields
+from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFacts, WindowFactsScan, own_worker_batch_fields
 from mwbmigrate.codemods import CODEMODS, CONTRACT_PASS_CODEMODS, SECOND_PASS_CODEMODS
 from mwbmigrate.engine.cache import ResultCache
 from mwbmigrate.engine.contract_scope import ContractBreak, ContractScope, in_sglang_package, owed_breaks
@@ -100,51 +100,84 @@ def _text_after_pass_one(result: FileResult, data: bytes | None) -> str:
         return ""  # an unchanged file that is no longer a regular file: nothing for pass 2 to look at
 
 
-def _noting_definitions(
-    files: Iterable[DiscoveredFile],
-    options: TransformOptions,
-    defined: set[str],
-    window: WindowFactsScan,
-    classes: ProjectClassScan,
-) -> Iterator[bytes]:
-    """Every readable file's bytes, noting in `defined` which of SGLang's methods whose keywords a
-    release renamed the tree defines outside SGLang's own modules: a call on a receiver nothing
-    types may then be the tree's own method (removed-fields); feeding `window` what breaks a
-    snapshot window's proof anywhere in the tree (analysis/tree_facts.py), and `classes` the
-    modules outside SGLang's own package (analysis/project_classes.py)."""
+@dataclass(frozen=True)
+class ProjectFacts:
+    """What the pre-pass reads of the whole tree, for every file's transform (TransformOptions'
+    fields of the same meaning)."""
+
+    request_mirror: bool | None
+    own_worker_batch_fields: OwnWorkerBatchFields
+    project_callers: ProjectCallers
+    project_defines: frozenset[str]
+    window_facts: WindowFacts
+    project_workers: ProjectWorkers
+
+
+def _project_facts(files: Sequence[DiscoveredFile], options: TransformOptions) -> ProjectFacts:
+    """The pre-pass over `files` (their bytes read already; an unreadable file is left out):
+
+    - which of SGLang's methods whose keywords a release renamed the tree defines outside SGLang's
+      own modules: a call on a receiver nothing types may then be the tree's own method
+      (removed-fields);
+    - what breaks a snapshot window's proof anywhere in the tree (analysis/tree_facts.py);
+    - the modules outside SGLang's own package (analysis/project_classes.py);
+    - the call sites of the functions that take the old object (analysis/isolation.py);
+    - whether the tree's own ScheduleBatch keeps `req_pool_indices_cpu` (0.5.13 on), None when the
+      tree holds no SGLang `schedule_batch.py` (a plugin: its builders serve a newer SGLang); and the
+      fields the tree's own `ModelWorkerBatch` adds to 0.5.12.post1's (a fork of SGLang)."""
+    defined: set[str] = set()
+    window = WindowFactsScan()
+    classes = ProjectClassScan()
+    request_mirror: bool | None = None
+    own = OwnWorkerBatchFields()
+    readable: list[bytes] = []
     for discovered in files:
-        try:
-            data = discovered.data if discovered.data is not None else read_regular_file(discovered.path)
-        except UnreadableFile:
+        data = discovered.data
+        if data is None:
             continue
+        readable.append(data)
         window.feed(discovered.display_path, data, Path(discovered.path).resolve().as_posix())
         location = ModuleLocation(Path(discovered.path).as_posix(), options.extra_modules)
-        if not location.inside_sglang:
-            classes.feed(location.path, discovered.display_path, data)
-        for name in RENAMED_KEYWORD_METHODS:
-            if f"def {name}".encode() in data and name not in defined and not location.inside_sglang:
-                defined.add(name)
-        yield data
-
-
-def _schedule_batch_facts(
-    files: Iterable[DiscoveredFile], options: TransformOptions
-) -> tuple[bool | None, OwnWorkerBatchFields]:
-    """Whether the tree's own ScheduleBatch keeps `req_pool_indices_cpu` (0.5.13 on), None when the
-    tree holds no SGLang `schedule_batch.py` (a plugin: its builders serve a newer SGLang); and the
-    fields the tree's own `ModelWorkerBatch` adds to 0.5.12.post1's (a fork of SGLang)."""
-    found = None
-    own = OwnWorkerBatchFields()
-    for discovered in files:
-        if ModuleLocation(Path(discovered.path).as_posix(), options.extra_modules).is_schedule_batch_module:
-            try:
-                data = discovered.data if discovered.data is not None else read_regular_file(discovered.path)
-            except UnreadableFile:
-                continue
-            found = bool(found) or b"req_pool_indices_cpu" in data
+        if location.is_schedule_batch_module:
+            request_mirror = bool(request_mirror) or b"req_pool_indices_cpu" in data
             if b"class ModelWorkerBatch" in data:
                 own = own_worker_batch_fields(data)
-    return found, own
+        if location.inside_sglang:
+            continue
+        classes.feed(location.path, discovered.display_path, data)
+        defined.update(name for name in RENAMED_KEYWORD_METHODS if f"def {name}".encode() in data)
+    return ProjectFacts(
+        request_mirror, own, scan_callers(readable), frozenset(defined), window.facts(), classes.workers()
+    )
+
+
+def _cached_project_facts(
+    files: Sequence[DiscoveredFile], options: TransformOptions, cache: ResultCache | None
+) -> ProjectFacts:
+    """`_project_facts`, kept in the result cache under every file's path and bytes: a run over a
+    tree that did not change since the last one reads nothing more than their hashes."""
+    if cache is None:
+        return _project_facts(files, options)
+    key = cache.key("project", options.extra_modules, [(str(f.path), f.display_path, f.data) for f in files])
+    found = cache.load_object(key, ProjectFacts)
+    if found is None:
+        found = _project_facts(files, options)
+        cache.store_object(key, found)
+    return found
+
+
+def _read_once(files: Sequence[DiscoveredFile]) -> list[DiscoveredFile]:
+    """Each file with its bytes, read now, once, for every step of the run; one that cannot be read
+    is kept without them, and the first pass reports why."""
+    read = []
+    for discovered in files:
+        if discovered.data is None:
+            try:
+                discovered = replace(discovered, data=read_regular_file(discovered.path))
+            except UnreadableFile:
+                pass
+        read.append(discovered)
+    return read
 
 
 def merge_signatures(results: Iterable[FileResult]) -> ProjectSignatures:
@@ -432,25 +465,25 @@ def run_rewrite(
     discovery.files = [f for f in discovery.files if not is_vendored(f.path)]
     discovery.problems = [problem for problem in discovery.problems if not is_vendored(problem[0])]
     jobs = jobs or default_jobs()
-    defined: set[str] = set()
-    window = WindowFactsScan()
-    classes = ProjectClassScan()
     # The pre-pass reads the whole tree, whatever --include and --exclude leave to migrate: a caller,
     # a patch or a class in a file left out still runs, and the proofs rest on all of them.
-    whole_tree = discovery.files
     # (Not for a module read from stdin, which is its own tree: its path is `-`.)
     from_disk = all(f.data is None for f in discovery.files) and all(os.path.lexists(p) for p in paths)
     if (include or exclude) and from_disk:
-        whole_tree = [f for f in discover(paths).files if not is_vendored(f.path)]
-    request_mirror, own_fields = _schedule_batch_facts(whole_tree, options)
+        whole_tree = _read_once([f for f in discover(paths).files if not is_vendored(f.path)])
+        by_path = {f.path: f for f in whole_tree}
+        discovery.files = [by_path.get(f.path) or _read_once([f])[0] for f in discovery.files]
+    else:
+        whole_tree = discovery.files = _read_once(discovery.files)
+    facts = _cached_project_facts(whole_tree, options, cache)
     options = replace(
         options,
-        request_mirror=request_mirror,
-        own_worker_batch_fields=own_fields,
-        project_callers=scan_callers(_noting_definitions(whole_tree, options, defined, window, classes)),
-    )
-    options = replace(
-        options, project_defines=frozenset(defined), window_facts=window.facts(), project_workers=classes.workers()
+        request_mirror=facts.request_mirror,
+        own_worker_batch_fields=facts.own_worker_batch_fields,
+        project_callers=facts.project_callers,
+        project_defines=facts.project_defines,
+        window_facts=facts.window_facts,
+        project_workers=facts.project_workers,
     )
 
     def file_options(base: TransformOptions, path: Path, display_path: str) -> TransformOptions:

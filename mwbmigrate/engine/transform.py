@@ -20,7 +20,7 @@ from mwbmigrate.analysis.old_api import ModuleLocation
 from mwbmigrate.analysis.positions import LocalPositions
 from mwbmigrate.analysis.project_classes import ProjectWorkers
 from mwbmigrate.analysis.signatures import ProjectSignatures
-from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, DerivedRelease, register_release
+from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, DerivedRelease, at_least, register_release
 from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFacts, scan_window_facts
 from mwbmigrate.codemods import CODEMODS, PREFILTER_BYTES
 from mwbmigrate.codemods.base import RUNTIME_MODULE, STATE_KEY, MigrationCodemod, MigrationState, tidy_block_start
@@ -92,7 +92,15 @@ class TransformOptions:
     import_sorting: ImportSorting | None = None
 
     def runs(self, codemod: type[MigrationCodemod]) -> bool:
-        return codemod.CODE not in self.disabled and codemod.NAME not in self.disabled
+        """Not disabled, and the target is a release the codemod models (django-upgrade's
+        `min_version`): from its SINCE up to, not including, its UNTIL."""
+        if codemod.CODE in self.disabled or codemod.NAME in self.disabled:
+            return False
+        if self.derived_release is not None:
+            register_release(self.derived_release)  # in this process too (a worker of the pool)
+        return at_least(self.target_version, codemod.SINCE) and (
+            codemod.UNTIL is None or not at_least(self.target_version, codemod.UNTIL)
+        )
 
 
 @dataclass(frozen=True)

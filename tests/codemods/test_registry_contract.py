@@ -20,6 +20,7 @@ from mwbmigrate.codemods import (
     SECOND_PASS_CODEMODS,
 )
 from mwbmigrate.codemods.base import STATE_KEY, MigrationCodemod, MigrationState
+from mwbmigrate.engine.prefilter import byte_candidate
 from mwbmigrate.registry import check_registry
 from mwbmigrate.review import REVIEW_CODES
 
@@ -52,8 +53,10 @@ def test_prefilter_is_the_union_of_the_triggers():
     for codemod in CODEMODS + SECOND_PASS_CODEMODS:
         for trigger in codemod.TRIGGERS:
             assert PREFILTER_BYTES.search(trigger.encode()), (codemod.NAME, trigger)
-    assert PREFILTER_BYTES.search(b"def f(x): return x + 1\n") is None
-    assert PREFILTER_BYTES.search(b"class ScheduleBatchDisaggregationDecodeMixin:\n") is None
+            assert byte_candidate(b"x = 1\n" + trigger.encode() + b"\n"), (codemod.NAME, trigger)
+    for unrelated in (b"def f(x): return x + 1\n", b"class ScheduleBatchDisaggregationDecodeMixin:\n"):
+        assert PREFILTER_BYTES.search(unrelated) is None
+        assert not byte_candidate(unrelated)
 
 
 def test_base_declares_no_metadata():

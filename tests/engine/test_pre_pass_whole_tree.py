@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from mwbmigrate.cli import app
+from mwbmigrate.engine import runner
+from mwbmigrate.engine.cache import ResultCache
 from mwbmigrate.engine.runner import run_rewrite
 from mwbmigrate.engine.transform import TransformOptions
 
@@ -65,3 +68,27 @@ def test_so_does_a_run_from_the_command_line(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "MWB105" in result.output
+
+
+def test_a_warm_cache_reads_the_whole_tree_facts_back_and_follows_any_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The facts are kept under every file's path and bytes: a run over the same tree reads them back
+    without the pre-pass, and a change in a file the migration never touches (the caller) reads the
+    tree again, so the proof one call away follows it."""
+    tree, cache = tmp_path / "tree", ResultCache(tmp_path / "cache")
+    for name, text in {"plugin/worker.py": WORKER, "plugin/debug.py": DEBUG}.items():
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text(text)
+    passes = []
+    real = runner._project_facts
+    monkeypatch.setattr(runner, "_project_facts", lambda *args: passes.append(args) or real(*args))
+
+    def marked() -> bool:
+        (worker,) = [r for r in run_rewrite([tree], TransformOptions(), jobs=1, cache=cache).results if r.rewritten]
+        return "MWB105" in (worker.rewritten or "")
+
+    assert marked() and len(passes) == 1
+    assert marked() and len(passes) == 1  # read back: the same facts, no pre-pass
+    (tree / "plugin/debug.py").write_text("def dump(worker, batch):\n    return None\n")
+    assert not marked() and len(passes) == 2

@@ -208,3 +208,29 @@ def test_the_file_path_is_gated_as_the_prefilter_judged_the_file(tmp_path: Path)
         result.rewritten.replace("    # the ModelWorkerBatch copy is gone since 0.5.13\n", "")
         == transform_source(without_comment, "builder.py", TransformOptions(), CODEMODS).text
     )
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "parsed"),
+    [
+        # A module that names a worker class but never its forward: worker-signatures has nothing to adapt.
+        ("from sglang.srt.managers.tp_worker import TpModelWorker\nworker = TpModelWorker(args)\n", "0.5.13", False),
+        (
+            "from sglang.srt.managers.tp_worker import TpModelWorker\n\n\nclass W(TpModelWorker):\n"
+            "    def forward_batch_generation(self, batch):\n        return super().forward_batch_generation(batch)\n",
+            "0.5.13",
+            True,
+        ),
+        # A field 0.5.14 removed: removed-fields models 0.5.14 on (its SINCE), and runs only there.
+        ("def f(batch):\n    return batch.is_spec_v2\n", "0.5.13", False),
+        ("def f(batch):\n    return batch.is_spec_v2\n", "0.5.16", True),
+    ],
+    ids=["worker-named-only", "worker-override", "removed-field-at-0.5.13", "removed-field-at-0.5.16"],
+)
+def test_a_trigger_of_a_codemod_the_target_does_not_run_or_cannot_act_on_parses_nothing(
+    source: str, target: str, parsed: bool
+) -> None:
+    options = TransformOptions(target_version=target)
+    assert _needs(source, options=options) is parsed
+    outcome = transform_source(source, PLUGIN, options, CODEMODS)
+    assert (outcome.text != source or bool(outcome.review_items)) is parsed
