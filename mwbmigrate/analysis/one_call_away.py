@@ -25,9 +25,9 @@ a helper named there.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Container, Iterable, Mapping
+import functools
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 from mwbmigrate.analysis.old_api import ONE_SHOT_OVERRIDES
 
@@ -95,8 +95,9 @@ def one_call_away(
         for function, owner, module in definitions.get(_CONSUMER[1], [])
         if owner == _CONSUMER[0] and _puts_the_view(module)
     }
-    sglang_forward_batch: dict[int, bool] = {}  # by module: `ForwardBatch` is SGLang's there
-    callers: dict[int, _Caller] = {}
+    # Once per module and per caller, asked of many helpers (these scopes keep no tree past the call).
+    forward_batch_from_sglang = functools.cache(_forward_batch_from_sglang)
+    caller_facts = functools.cache(_Caller)
     gated: dict[str, BatchParameter] = {}
     consumers: dict[str, BatchParameter] = {}
     viewed: dict[str, BatchParameter] = {}
@@ -117,7 +118,7 @@ def one_call_away(
         if any(isinstance(call.func, ast.Attribute) != parameter.method for call, _ in sites):
             continue
         if name in takes_old and all(
-            caller is not None and _gated_call(call, _memo(callers, caller, _Caller), parameter)
+            caller is not None and _gated_call(call, caller_facts(caller), parameter)
             for call, caller in sites
         ):
             gated[name] = parameter
@@ -126,23 +127,11 @@ def one_call_away(
         ):
             viewed[name] = parameter
         if all(
-            _memo(sglang_forward_batch, module, _forward_batch_from_sglang) and _consumes(function, parameter.name)
+            forward_batch_from_sglang(module) and _consumes(function, parameter.name)
             for function, _, module in defined
         ):
             consumers[name] = parameter
     return OneCallAway(gated, consumers, viewed)
-
-
-_Node = TypeVar("_Node", bound=ast.AST)
-_Fact = TypeVar("_Fact")
-
-
-def _memo(facts: dict[int, _Fact], node: _Node, compute: Callable[[_Node], _Fact]) -> _Fact:
-    """`compute(node)`, once per node (by identity): `setdefault` would compute it at every call."""
-    found = facts.get(id(node))
-    if found is None:
-        found = facts[id(node)] = compute(node)
-    return found
 
 
 def _runs_otherwise(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

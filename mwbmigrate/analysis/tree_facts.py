@@ -85,27 +85,16 @@ _DECORATED_READ = (
     rb"@[ \t]*[\w.]+\b[^\n]*\n"
     rb"(?:[ \t]*@[^\n]*\n)*[ \t]*(?:async[ \t]+)?def[ \t]+(?P<decorated>" + _NAMES + rb")\b"
 )
-_PROPERTY_ASSIGNED = rb"|\b(?P<assigned>" + _NAMES + rb")[ \t]*=[ \t]*(?:[\w.]+\.)?(?:property|cached_property)\("
-_HOOK_NAMED = (
+_CODE_ON_READ = re.compile(
+    _DECORATED_READ + rb"|\b(?P<assigned>" + _NAMES + rb")[ \t]*=[ \t]*(?:[\w.]+\.)?(?:property|cached_property)\("
     rb"|\.(?P<installed>__getattribute__|__get__|__setattr__|__delattr__)[ \t]*=(?!=)"
     rb"|def[ \t]+(?P<descriptor>__get__)\b"
     rb"|[\"'](?P<keyed>__getattribute__|__get__|__setattr__|__delattr__)[\"']"
 )
-# The same pattern without the alternatives a file's bytes cannot match (each needs its word): the
-# matches are the same, and the word-boundary alternatives, tried at every word, cost most of the scan.
-_CODE_ON_READ_BY_WORDS = {
-    (assigned, hooked): re.compile(
-        _DECORATED_READ + (_PROPERTY_ASSIGNED if assigned else b"") + (_HOOK_NAMED if hooked else b"")
-    )
-    for assigned in (False, True)
-    for hooked in (False, True)
-}
-
-
-def _code_on_read(data: bytes) -> re.Pattern[bytes]:
-    return _CODE_ON_READ_BY_WORDS[
-        b"property(" in data, b"__get" in data or b"__setattr__" in data or b"__delattr__" in data
-    ]
+# Its first alternative alone, for bytes without the words every other one needs: the same matches,
+# and the word-boundary alternatives, tried at every word, cost most of the scan.
+_DECORATED_ON_READ = re.compile(_DECORATED_READ)
+_OTHER_READ_WORDS = (b"property(", b"__get", b"__setattr__", b"__delattr__")
 
 
 # A class's own attribute hooks count in a module that names the batch or the old API: a batch class,
@@ -249,7 +238,9 @@ class WindowFactsScan:
         if (self._code is None or self._method is None or self._between is None) and (
             b"def" in data or b"property" in data or b".__" in data or b"class" in data
         ):
-            hits = list(_code_on_read(data).finditer(data))
+            hits = list(
+                (_CODE_ON_READ if any(w in data for w in _OTHER_READ_WORDS) else _DECORATED_ON_READ).finditer(data)
+            )
             if any(word in data for word in _NAMES_THE_BATCH):
                 hits += _HOOK_DEFINED.finditer(data)
                 hits += _FALSY_CLASS.finditer(data)
