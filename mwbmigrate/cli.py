@@ -31,7 +31,6 @@ from mwbmigrate.analysis.target_versions import (
     register_release,
     resolve_target,
 )
-from mwbmigrate.codemods import ALL_CODEMODS, codemod_by_key, dependents, split_prerequisites
 from mwbmigrate.config import (
     MARKER_VALUES,
     ConfigError,
@@ -54,8 +53,8 @@ from mwbmigrate.engine.discovery import (
     root_problem,
 )
 from mwbmigrate.engine.formatting import Formatter, FormatterMissing, resolve_formatter
+from mwbmigrate.engine.options import NO_ELISION_ENV, TransformOptions
 from mwbmigrate.engine.runner import ContractCheck, run_rewrite
-from mwbmigrate.engine.transform import NO_ELISION_ENV, TransformOptions
 from mwbmigrate.engine.vendoring import apply_vendoring
 from mwbmigrate.log_progress import ProgressLines
 from mwbmigrate.report import (
@@ -71,6 +70,7 @@ from mwbmigrate.report import (
 )
 from mwbmigrate.result import FileStatus, RunSummary
 from mwbmigrate.review import REVIEW_CODES
+from mwbmigrate.rules import RULES, dependents, rule_by_key, split_prerequisites
 
 EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
 # Set (to anything), as --no-progress: no bar on a terminal, no progress lines in a log.
@@ -138,8 +138,8 @@ def _fail(message: str) -> typer.Exit:
 def _check_codes(keys: list[str]) -> None:
     """Refuse an unknown codemod or review code: dropping it silently would select or ignore nothing."""
     for key in keys:
-        if codemod_by_key(key) is None and key not in REVIEW_CODES:
-            codemods = ", ".join(f"{c.CODE} ({c.NAME})" for c in sorted(ALL_CODEMODS, key=lambda c: c.CODE))
+        if rule_by_key(key) is None and key not in REVIEW_CODES:
+            codemods = ", ".join(f"{c.code} ({c.name})" for c in sorted(RULES, key=lambda c: c.code))
             raise _fail(
                 f"unknown codemod or review code {key!r}; codemods: {codemods}; review codes: {', '.join(sorted(REVIEW_CODES))}"
             )
@@ -147,13 +147,13 @@ def _check_codes(keys: list[str]) -> None:
 
 def _disabled_codemods(select: list[str], ignore: list[str]) -> frozenset[str]:
     _check_codes([*select, *ignore])
-    selected = {c.CODE for c in map(codemod_by_key, select) if c is not None}
-    disabled = {c.CODE for c in ALL_CODEMODS if selected and c.CODE not in selected}
-    ignored = {c.CODE for c in map(codemod_by_key, ignore) if c is not None}
+    selected = {c.code for c in map(rule_by_key, select) if c is not None}
+    disabled = {c.code for c in RULES if selected and c.code not in selected}
+    ignored = {c.code for c in map(rule_by_key, ignore) if c is not None}
     # A codemod never runs without one it needs: ignoring a prerequisite turns off what needs it.
     cascaded = dependents(frozenset(ignored)) - ignored - disabled
     if cascaded:
-        names_by_code = {c.CODE: c.NAME for c in ALL_CODEMODS}
+        names_by_code = {c.code: c.name for c in RULES}
         names = ", ".join(f"{code} ({names_by_code[code]})" for code in sorted(cascaded))
         _stderr().print(f"note: also not run, because they need an ignored codemod: {escape(names)}")
     disabled |= ignored | cascaded
@@ -676,8 +676,8 @@ def _print_module(summary: RunSummary, data: bytes, text_format: bool) -> None:
 @app.command("list-codemods")
 def list_codemods() -> None:
     """List every codemod with its code and one-line description."""
-    for codemod in ALL_CODEMODS:
-        typer.echo(f"{codemod.CODE}  {codemod.NAME:<20} {codemod.SUMMARY}")
+    for rule in RULES:
+        typer.echo(f"{rule.code}  {rule.name:<20} {rule.summary}")
 
 
 @app.command()

@@ -31,7 +31,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 from mwbmigrate.analysis.target_versions import resolve_target
 from mwbmigrate.engine.discovery import find_git_root
 from mwbmigrate.engine.formatting import CHOICES as FORMAT_CHOICES, configured_formatter
-from mwbmigrate.engine.import_insertion import ImportSorting
+from mwbmigrate.engine.import_sorting import ImportSorting
 
 RUNTIME_MODES = ("import", "vendor")
 KNOWN_KEYS = {

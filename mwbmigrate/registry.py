@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import mwbmigrate.codemods as codemods
 from mwbmigrate.analysis.target_versions import TARGET_VERSIONS, targets_between
-from mwbmigrate.codemods import prerequisites
 from mwbmigrate.codemods.base import MigrationCodemod
 from mwbmigrate.review import REVIEW_CODES
+from mwbmigrate.rules import prerequisites
 
 __all__ = ["check_registry"]
 

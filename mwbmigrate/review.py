@@ -23,8 +23,7 @@ import textwrap
 from dataclasses import dataclass
 
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION
-from mwbmigrate.codemods import ALL_CODEMODS, codemod_by_key
-from mwbmigrate.codemods.base import MigrationCodemod
+from mwbmigrate.rules import RULES, rule_by_key
 
 # What every example runs after (not printed by `explain`: an example reads as part of a module that
 # imports SGLang's classes, which is what makes its names SGLang's).
@@ -1622,12 +1621,12 @@ def code_kind(code: str) -> str:
 
 def valid_codes() -> tuple[str, ...]:
     """Every key `--select` / `--ignore` / `explain` accept: codemod codes and names, review codes."""
-    codemod_keys = [key for codemod in ALL_CODEMODS for key in (codemod.CODE, codemod.NAME)]
+    codemod_keys = [key for rule in RULES for key in (rule.code, rule.name)]
     return tuple(sorted(codemod_keys)) + tuple(sorted(REVIEW_CODES))
 
 
 def is_known_code(key: str) -> bool:
-    return key in REVIEW_CODES or codemod_by_key(key) is not None
+    return key in REVIEW_CODES or rule_by_key(key) is not None
 
 
 def _fill(text: str, indent: str = "") -> str:
@@ -1648,7 +1647,7 @@ _KIND_MEANING = {
 
 
 def _explain_review_code(entry: ReviewCode) -> str:
-    codes = {codemod.NAME: codemod.CODE for codemod in ALL_CODEMODS}  # tests check every name is registered
+    codes = {rule.name: rule.code for rule in RULES}  # tests check every name is registered
     reported_by = ", ".join(f"{name} ({codes[name]})" for name in entry.reported_by)
     version_note = (
         f" (only with --target-version {entry.target_version})"
@@ -1679,9 +1678,15 @@ def _explain_review_code(entry: ReviewCode) -> str:
     )
 
 
-def _explain_codemod(codemod: type[MigrationCodemod]) -> str:
+def _explain_codemod(key: str) -> str | None:
     import inspect
 
+    # Its description is its module's docstring: the one path here that imports the codemods.
+    from mwbmigrate.codemods import codemod_by_key
+
+    codemod = codemod_by_key(key) or codemod_by_key(key.upper())
+    if codemod is None:
+        return None
     description = inspect.getdoc(inspect.getmodule(codemod)) or ""
     reported = [entry.code for entry in _CODES if codemod.NAME in entry.reported_by]
     lines = [
@@ -1708,10 +1713,9 @@ def explain(key: str) -> str | None:
     """The text `mwbmigrate explain KEY` prints, or None for an unknown key."""
     if key.upper() in REVIEW_CODES:
         return _explain_review_code(REVIEW_CODES[key.upper()])
-    codemod = codemod_by_key(key) or codemod_by_key(key.upper())
-    return _explain_codemod(codemod) if codemod is not None else None
+    return _explain_codemod(key)
 
 
 def explain_all() -> str:
-    keys = [codemod.CODE for codemod in ALL_CODEMODS] + list(REVIEW_CODES)
+    keys = [rule.code for rule in RULES] + list(REVIEW_CODES)
     return "\n\n".join(explain(key) for key in keys)  # type: ignore[misc]

@@ -8,20 +8,25 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Collection
 
 import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import QualifiedName, QualifiedNameSource, Scope
 
+from mwbmigrate.analysis.names import (
+    NEW_PARAMETER as NEW_PARAMETER,
+    OLD_PARAMETER as OLD_PARAMETER,
+    ONE_SHOT_OVERRIDES as ONE_SHOT_OVERRIDES,
+    UPSTREAM_RENAMED_PARAMETERS as UPSTREAM_RENAMED_PARAMETERS,
+    ModuleLocation as ModuleLocation,
+)
+
 OLD_CLASS = "ModelWorkerBatch"
 NEW_CLASS = "ScheduleBatch"
 OLD_METHOD = "get_model_worker_batch"
 # The runtime helper a snapshot kept in code is taken with (`x = worker_batch_snapshot(batch)`).
 SNAPSHOT_HELPER = "worker_batch_snapshot"
-OLD_PARAMETER = "model_worker_batch"
-NEW_PARAMETER = "batch"
 # Used when `batch` is already bound to something else in the scope (upstream gives no precedent).
 FALLBACK_PARAMETER = "schedule_batch"
 
@@ -34,23 +39,6 @@ RENAMED_FIELDS = {
 FIELDS_COMPUTED_FROM_REQS = {
     "lora_ids": "lora_id",
     "dllm_block_offsets": "dllm_block_offset",
-}
-# The one table of SGLang functions whose `model_worker_batch` parameter upstream renamed to `batch`
-# in 0.5.13 (spec C, J), each with whether a plugin may call it: mlx's two private helpers are called
-# from SGLang's own tp_worker only. (`resolve_future` is not here: it disappeared with the parameter.)
-_UPSTREAM_RENAMED: dict[str, bool] = {  # function name -> public
-    "forward_batch_generation": True,
-    "forward_batch_embedding": True,
-    "record_batch_in_overlap": True,
-    "async_forward_batch_generation_mlx": True,
-    "draft": True,
-    "_forward_batch_generation_mlx": False,
-    "_async_extend_batch": False,
-}
-# The public ones, with their renamed parameters: keyword callers in plugins follow them even when
-# the definition is not in the tree being migrated.
-UPSTREAM_RENAMED_PARAMETERS: dict[str, dict[str, str]] = {
-    name: {OLD_PARAMETER: NEW_PARAMETER} for name, public in _UPSTREAM_RENAMED.items() if public
 }
 # The 51 fields of 0.5.12.post1's ModelWorkerBatch (migration spec, section 2): what a use of the
 # whole old object could observe.
@@ -109,8 +97,6 @@ OLD_OBJECT_FIELDS = frozenset(
         "orig_seq_lens",
     }
 )
-# One-shot per-forward overrides that moved onto ScheduleBatch; `ForwardBatch.init_new` consumes them.
-ONE_SHOT_OVERRIDES = ("seq_lens_cpu_cache", "capture_hidden_mode", "return_hidden_states_before_norm")
 OVERRIDE_ARGUMENT = "seq_lens_cpu_cache"  # the only parameter get_model_worker_batch took
 
 # A file that never mentions these bytes cannot need a change and is never parsed.
@@ -120,36 +106,6 @@ OLD_API_BYTES = re.compile(rb"ModelWorkerBatch|model_worker_batch")
 SCHEDULE_BATCH_MODULE_SUFFIX = "managers.schedule_batch"
 # `# type: X` (not `# type: ignore[...]`): only type checkers read it, so a class in it can be respelled.
 TYPE_COMMENT = re.compile(r"#\s*type:\s*(?!ignore\b)")
-
-
-@dataclass(frozen=True)
-class ModuleLocation:
-    """Where the file being rewritten sits, which decides how relative imports are read."""
-
-    path: str  # posix path of the module, absolute when it is on disk
-    extra_modules: tuple[str, ...] = ()  # further dotted module paths that define SGLang's class
-
-    @property
-    def parts(self) -> tuple[str, ...]:
-        return PurePosixPath(self.path).parts
-
-    @property
-    def inside_sglang(self) -> bool:
-        return "sglang" in self.parts[:-1]
-
-    @property
-    def is_schedule_batch_module(self) -> bool:
-        return self.inside_sglang and self.parts[-2:] == ("managers", "schedule_batch.py")
-
-    @property
-    def sglang_context(self) -> tuple[str, ...]:
-        """All the first pass's rules read of the path (with the path relative to the tree's root):
-        the folders from the innermost `sglang` one down, inside SGLang; nothing outside it. So a
-        result holds for a copy of the tree wherever it sits (the result cache's key, engine/cache.py)."""
-        folders = self.parts[:-1]
-        if "sglang" not in folders:
-            return ()
-        return self.parts[len(folders) - 1 - folders[::-1].index("sglang") :]
 
 
 def is_sglang_schedule_batch_module(module: str, location: ModuleLocation) -> bool:

@@ -29,7 +29,7 @@ import functools
 from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from mwbmigrate.analysis.old_api import ONE_SHOT_OVERRIDES
+from mwbmigrate.analysis.names import ONE_SHOT_OVERRIDES
 
 # `get_model_worker_batch` set the extend lengths to None exactly when `forward_mode.is_decode_or_idle()`.
 # (0.5.12.post1's `ForwardMode`: each of these is true in no decode or idle mode.)
@@ -118,8 +118,7 @@ def one_call_away(
         if any(isinstance(call.func, ast.Attribute) != parameter.method for call, _ in sites):
             continue
         if name in takes_old and all(
-            caller is not None and _gated_call(call, caller_facts(caller), parameter)
-            for call, caller in sites
+            caller is not None and _gated_call(call, caller_facts(caller), parameter) for call, caller in sites
         ):
             gated[name] = parameter
         if name in takes_old and all(
@@ -127,8 +126,7 @@ def one_call_away(
         ):
             viewed[name] = parameter
         if all(
-            forward_batch_from_sglang(module) and _consumes(function, parameter.name)
-            for function, _, module in defined
+            forward_batch_from_sglang(module) and _consumes(function, parameter.name) for function, _, module in defined
         ):
             consumers[name] = parameter
     return OneCallAway(gated, consumers, viewed)

@@ -28,7 +28,7 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from mwbmigrate.analysis.worker_classes import SGLANG_WORKERS, SPEC_WORKER, WORKER_METHOD, WorkerClass
+from mwbmigrate.analysis.worker_kinds import SGLANG_WORKERS, SPEC_WORKER, WORKER_METHOD, WorkerClass
 
 __all__ = ["ProjectClassScan", "ProjectWorkers"]
 

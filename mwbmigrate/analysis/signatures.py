@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Iterable, Mapping
 
-from mwbmigrate.analysis.old_api import UPSTREAM_RENAMED_PARAMETERS
+from mwbmigrate.analysis.names import UPSTREAM_RENAMED_PARAMETERS
 
 
 def module_parts(path: str) -> tuple[str, ...]:

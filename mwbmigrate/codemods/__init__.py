@@ -89,54 +89,15 @@ def codemod_by_key(key: str) -> type[MigrationCodemod] | None:
     return None
 
 
-# What each codemod needs run with it (its REQUIRES), by code: `--select`/`--ignore` may not split them.
-PREREQUISITES: dict[str, tuple[str, ...]] = {
-    codemod.CODE: codemod.REQUIRES for codemod in ALL_CODEMODS if codemod.REQUIRES
-}
-
 # The engine's byte prefilter: a module with none of the codemods' TRIGGERS is never parsed.
 _TRIGGER_BYTES = tuple(dict.fromkeys(t.encode() for c in CODEMODS + SECOND_PASS_CODEMODS for t in c.TRIGGERS))
 PREFILTER_BYTES: re.Pattern[bytes] = re.compile(b"|".join(re.escape(trigger) for trigger in _TRIGGER_BYTES))
 # The same test as `bytes in` checks, a few times faster than the alternation: the triggers that hold
-# no other (one that holds another is in every file the other is).
+# no other (one that holds another is in every file the other is). mwbmigrate/rule_table.py holds a
+# copy, checked against this one, for the paths that import no codemod.
 PREFILTER_WORDS: tuple[bytes, ...] = tuple(
     word for word in _TRIGGER_BYTES if not any(other != word and other in word for other in _TRIGGER_BYTES)
 )
-
-
-def prerequisites(code: str) -> set[str]:
-    """Every codemod `code` needs, transitively."""
-    needed: set[str] = set()
-    pending = list(PREREQUISITES.get(code, ()))
-    while pending:
-        current = pending.pop()
-        if current not in needed:
-            needed.add(current)
-            pending.extend(PREREQUISITES.get(current, ()))
-    return needed
-
-
-def dependents(codes: frozenset[str]) -> set[str]:
-    """Every codemod that needs one of `codes`, transitively (turned off with them by `--ignore`)."""
-    return {codemod.CODE for codemod in ALL_CODEMODS if prerequisites(codemod.CODE) & codes}
-
-
-def split_prerequisites(disabled: frozenset[str]) -> list[str]:
-    """One line per codemod that would run without a codemod it needs (empty: the set is sound)."""
-    problems = []
-    for codemod in ALL_CODEMODS:
-        if codemod.CODE in disabled:
-            continue
-        missing = sorted(prerequisites(codemod.CODE) & disabled)
-        if missing:
-            names = ", ".join(f"{code} ({_name_of(code)})" for code in missing)
-            problems.append(f"{codemod.CODE} ({codemod.NAME}) needs {names}")
-    return problems
-
-
-def _name_of(code: str) -> str:
-    codemod = codemod_by_key(code)
-    return codemod.NAME if codemod is not None else code
 
 
 def modelled_targets() -> tuple[str, ...]:

@@ -11,6 +11,7 @@ from libcst.codemod import Codemod, CodemodContext
 from libcst.metadata import MetadataWrapper, ProviderT, ScopeProvider
 
 from mwbmigrate.analysis.isolation import ProjectCallers
+from mwbmigrate.analysis.names import MARKER_CONTINUATION, MARKER_PREFIX, RUNTIME_MODULE
 from mwbmigrate.analysis.nodes import NodeSet
 from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_PARAMETER, ModuleLocation, refers_to_old_class
 from mwbmigrate.analysis.positions import LocalPositions
@@ -20,8 +21,6 @@ from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, TARGET_V
 from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFacts
 from mwbmigrate.analysis.version_gates import VersionGates, find_version_gates
 from mwbmigrate.codemods.findings import (
-    MARKER_CONTINUATION,
-    MARKER_PREFIX,
     MAX_REASON_CHARS,
     Finding,
     FindingStore,
@@ -39,6 +38,7 @@ __all__ = [
     "MAX_REASON_CHARS",
     "OLD_API",
     "REPORTS",
+    "RUNTIME_MODULE",
     "Finding",
     "MigrationCodemod",
     "MigrationState",
@@ -57,8 +57,6 @@ OLD_API: tuple[str, ...] = (OLD_CLASS, OLD_PARAMETER)  # the method's name conta
 # rewrite, wild-shapes the version-gated code that must not be rewritten blindly (without them a
 # rewrite changes behaviour with nothing said).
 REPORTS: tuple[str, ...] = ("MWB010", "MWB011")
-# Where migrated code imports the runtime helpers from, unless `--runtime vendor` names a private copy.
-RUNTIME_MODULE = "mwbmigrate.runtime"
 
 
 @dataclass

@@ -18,8 +18,8 @@ from typing import Iterator, Mapping, Sequence
 import libcst as cst
 from libcst.metadata import CodeRange
 
-MARKER_PREFIX = "# mwbmigrate: "
-MARKER_CONTINUATION = "#   "  # the wrapped lines of a marker written above its statement
+from mwbmigrate.analysis.names import MARKER_PREFIX
+
 MAX_REASON_CHARS = 480  # a marker wraps above its statement; a reason is cut only where it quotes runaway source
 
 

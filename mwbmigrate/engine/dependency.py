@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from mwbmigrate import __version__
-from mwbmigrate.codemods.base import RUNTIME_MODULE
+from mwbmigrate.analysis.names import RUNTIME_MODULE
 from mwbmigrate.engine.source import UnreadableFile, read_regular_file
 from mwbmigrate.engine.vendoring import imports_module
 from mwbmigrate.engine.writer import write_atomically

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pathspec
 
-from mwbmigrate.codemods import PREFILTER_BYTES  # the union of the codemods' TRIGGERS
 from mwbmigrate.engine.source import (
     BROKEN_SYMLINK,
     UnreadableFile,
@@ -23,6 +22,7 @@ from mwbmigrate.engine.source import (
     read_regular_file,
     special_kind,
 )
+from mwbmigrate.rules import byte_candidate  # the union of the codemods' TRIGGERS
 
 # Folders that never hold code a user wants rewritten; pruned before descending.
 ALWAYS_SKIPPED_DIRS = frozenset(
@@ -190,7 +190,7 @@ def _link_reason(link: Path, root: Path, taken: set[Path]) -> str:
     if not stat.S_ISREG(mode):
         return f"symbolic link to {special_kind(mode)}; not followed"
     try:
-        old_api = PREFILTER_BYTES.search(read_regular_file(target)) is not None
+        old_api = byte_candidate(read_regular_file(target))
     except UnreadableFile:
         old_api = False
     if not old_api:

@@ -34,10 +34,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-import libcst as cst
-
-from mwbmigrate.analysis.positions import LocalPositions
-from mwbmigrate.codemods.findings import MARKER_PREFIX, marker_slot
+from mwbmigrate.analysis.names import MARKER_PREFIX
 from mwbmigrate.engine.source import UnreadableFile, read_regular_file, source_line_texts, source_lines
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 
@@ -353,6 +350,8 @@ def _invalid(formatted: str, result: FileResult) -> str | None:
         except (SyntaxError, ValueError):
             # This Python does not compile the rewrite either (another Python's syntax): LibCST's
             # parse is the check left, as for the rewrite itself (engine/transform.py).
+            import libcst as cst  # only for a rewrite this Python cannot compile
+
             try:
                 cst.parse_module(formatted)
             except cst.ParserSyntaxError as parse_error:
@@ -403,7 +402,9 @@ def _relocated(
             line = moved[item.line]
         else:
             if slots is None:
-                slots = _slot_lines(rewritten), _slot_lines(formatted)
+                from mwbmigrate.engine.marker_layout import slot_lines
+
+                slots = slot_lines(rewritten), slot_lines(formatted)
             old_slots, new_slots = slots
             candidates = (
                 {new for old, new in zip(old_slots, new_slots, strict=True) if old == item.line}
@@ -416,28 +417,3 @@ def _relocated(
         text = after[line - 1]
         relocated.append(replace(item, line=line, column=len(text) - len(text.lstrip()) + 1))
     return tuple(relocated)
-
-
-class _SlotCollector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.slots: list[cst.TrailingWhitespace] = []
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        slot = marker_slot(node)
-        if slot is not None:
-            self.slots.append(slot)
-        return True
-
-
-def _slot_lines(text: str) -> list[int]:
-    """The line of each statement's marker slot, in order, as the engine numbers review items
-    (engine/transform.py `_review_items`); empty when the text does not parse."""
-    try:
-        module = cst.parse_module(text)
-    except (cst.ParserSyntaxError, RecursionError):
-        return []
-    collector = _SlotCollector()
-    module.visit(collector)
-    positions = LocalPositions().within(module)
-    return [positions[slot].start.line for slot in collector.slots]

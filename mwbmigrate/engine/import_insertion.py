@@ -26,10 +26,6 @@ the visitor's placement: sorting it would reorder the user's own imports.
 
 from __future__ import annotations
 
-import fnmatch
-import re
-import sys
-from dataclasses import dataclass
 from typing import Sequence, Union
 
 import libcst as cst
@@ -37,6 +33,11 @@ import libcst.matchers as m
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.helpers import get_full_name_for_node
+
+from mwbmigrate.engine.import_sorting import (
+    ImportEntry,
+    ImportSorting,
+)
 
 _Statement = Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]
 _ONE_IMPORT = m.SimpleStatementLine(body=[m.ImportFrom() | m.Import()])
@@ -128,94 +129,20 @@ def _wrapped_imports(inserted: cst.Module, module: cst.Module, line_length: int)
 
 # -- placing imports as the tree's import sorter does ----------------------------------------
 
-FUTURE, STANDARD_LIBRARY, THIRD_PARTY, FIRST_PARTY, LOCAL_FOLDER = range(5)
-_STANDARD_LIBRARY = frozenset(sys.stdlib_module_names)
-_DIGITS = re.compile(r"(\d+)")
 # What a statement after the imports needs before it: two blank lines for a definition, else one.
 _DEFINITION = m.ClassDef() | m.FunctionDef()
 
 
-@dataclass(frozen=True)
-class ImportSorting:
-    """The tree's import sorter (isort, or ruff's `I` rules) as far as placing an added import needs
-    it: its sections, as its configuration names them, and how it orders a section."""
-
-    # Configured modules (`known_first_party`, `known-first-party`, ...; `*` and `?` allowed).
-    first_party: tuple[str, ...] = ()
-    third_party: tuple[str, ...] = ()
-    local_folder: tuple[str, ...] = ()
-    standard_library: tuple[str, ...] = ()  # extra standard library modules
-    # The packages and modules at the tree's source roots: first party unless configured otherwise.
-    source_packages: tuple[str, ...] = ()
-    force_sort_within_sections: bool = False
-    order_by_type: bool = True  # CONSTANTS, then Classes, then the rest, within a `from` import
-    line_length: int = 88
-
-    def section(self, module: str) -> int:
-        """As isort and ruff decide it: relative and `__future__` imports, then the configured
-        modules (the longest configured prefix of the module wins), the standard library, the
-        tree's own packages, and everything else is third party."""
-        if module.startswith("."):
-            return LOCAL_FOLDER
-        if module == "__future__":
-            return FUTURE
-        parts = module.split(".")
-        configured = (
-            (self.local_folder, LOCAL_FOLDER),
-            (self.first_party, FIRST_PARTY),
-            (self.third_party, THIRD_PARTY),
-            (self.standard_library, STANDARD_LIBRARY),
-        )
-        for length in range(len(parts), 0, -1):
-            prefix = ".".join(parts[:length])
-            for patterns, section in configured:
-                if any(fnmatch.fnmatchcase(prefix, pattern) for pattern in patterns):
-                    return section
-        if parts[0] in _STANDARD_LIBRARY:
-            return STANDARD_LIBRARY
-        if parts[0] in self.source_packages:
-            return FIRST_PARTY
-        return THIRD_PARTY
-
-    def statement_key(self, entry: _Import) -> tuple[object, ...]:
-        """Within a section: `import x` lines before `from x import y` lines (unless sorted
-        together), each by module name, case-insensitively and with numbers in numeric order."""
-        dots = len(entry.module) - len(entry.module.lstrip("."))
-        # isort's key for a relative module: `..` sorts before `.`, `from . import` before `from .a`.
-        name = entry.module[:dots] + "_" + entry.module[dots:] if dots else entry.module
-        kind = 0 if entry.straight else 1
-        natural = _natural(name.lower())
-        return (natural, kind) if self.force_sort_within_sections else (kind, natural)
-
-    def name_key(self, name: str) -> tuple[object, ...]:
-        """Within a `from` import: by kind (unless `order_by_type` is off), then by name."""
-        kind = 0 if len(name) > 1 and name.isupper() else 1 if name[:1].isupper() else 2
-        return ((kind,) if self.order_by_type else ()) + (_natural(name.lower()), name)
-
-
-@dataclass(frozen=True)
-class _Import:
-    """A one-import line of the leading block: `import <module>` or `from <module> import <names>`."""
-
-    module: str  # relative modules keep their leading dots
-    straight: bool
-
-
-def _natural(text: str) -> tuple[object, ...]:
-    # Alternating text and numbers: positions hold the same type, so any two keys compare.
-    return tuple(int(part) if index % 2 else part for index, part in enumerate(_DIGITS.split(text)))
-
-
-def _parsed(statement: cst.BaseStatement) -> _Import | None:
+def _parsed(statement: cst.BaseStatement) -> ImportEntry | None:
     """The import a leading-block line holds; None for `import a, b` (a sorter splits it)."""
     node = cst.ensure_type(statement, cst.SimpleStatementLine).body[0]
     if isinstance(node, cst.Import):
         if len(node.names) != 1:
             return None
-        return _Import(get_full_name_for_node(node.names[0].name) or "", True)
+        return ImportEntry(get_full_name_for_node(node.names[0].name) or "", True)
     node = cst.ensure_type(node, cst.ImportFrom)
     dots = "." * len(node.relative)
-    return _Import(dots + (get_full_name_for_node(node.module) or "" if node.module is not None else ""), False)
+    return ImportEntry(dots + (get_full_name_for_node(node.module) or "" if node.module is not None else ""), False)
 
 
 def _blank_lines(lines: Sequence[cst.EmptyLine]) -> tuple[int, bool]:
@@ -226,10 +153,10 @@ def _blank_lines(lines: Sequence[cst.EmptyLine]) -> tuple[int, bool]:
     return leading, any(line.comment is None for line in lines[leading:])
 
 
-def _sorted_block(block: Sequence[_Statement], sorting: ImportSorting) -> list[_Import] | None:
+def _sorted_block(block: Sequence[_Statement], sorting: ImportSorting) -> list[ImportEntry] | None:
     """The block's imports when it is sorted as the sorter sorts (sections in order, one blank line
     between sections and none inside one, each section in order), else None."""
-    entries: list[_Import] = []
+    entries: list[ImportEntry] = []
     for index, statement in enumerate(block):
         entry = _parsed(statement)
         if entry is None:
@@ -316,7 +243,7 @@ def _placed(
     module: cst.Module,
     start: int,
     end: int,
-    entries: list[_Import],
+    entries: list[ImportEntry],
     statements: list[cst.SimpleStatementLine],
     sorting: ImportSorting,
 ) -> cst.Module:

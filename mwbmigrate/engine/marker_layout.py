@@ -20,11 +20,12 @@ from typing import Callable, Mapping, Sequence
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from mwbmigrate.analysis.names import MARKER_CONTINUATION
+from mwbmigrate.analysis.positions import LocalPositions
 from mwbmigrate.codemods.base import statement_markers
-from mwbmigrate.codemods.findings import MARKER_CONTINUATION, Finding, FindingStore, marker_slot, statement_marker
+from mwbmigrate.codemods.findings import Finding, FindingStore, marker_slot, statement_marker
 from mwbmigrate.engine.source import source_lines
 
-DEFAULT_LINE_LENGTH = 88  # black's and ruff's default
 MIN_WRAP_WIDTH = 40  # a deeply indented marker still gets readable lines
 
 
@@ -118,3 +119,28 @@ def lift_long_markers(
 def shifted_line(line: int, shifts: Sequence[tuple[int, int]]) -> int:
     """A line before `lift_long_markers`, as a line after it."""
     return line + sum(count for first, count in shifts if first <= line)
+
+
+class _SlotCollector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.slots: list[cst.TrailingWhitespace] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        slot = marker_slot(node)
+        if slot is not None:
+            self.slots.append(slot)
+        return True
+
+
+def slot_lines(text: str) -> list[int]:
+    """The line of each statement's marker slot, in order, as the engine numbers review items
+    (engine/transform.py `_review_items`); empty when the text does not parse."""
+    try:
+        module = cst.parse_module(text)
+    except (cst.ParserSyntaxError, RecursionError):
+        return []
+    collector = _SlotCollector()
+    module.visit(collector)
+    positions = LocalPositions().within(module)
+    return [positions[slot].start.line for slot in collector.slots]

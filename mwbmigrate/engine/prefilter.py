@@ -1,6 +1,6 @@
 """Which files are parsed: the byte prefilter, then a look at the tokens of the files it lets through.
 
-The byte prefilter (`codemods.PREFILTER_WORDS`, the union of the codemods' TRIGGERS) sends every file that mentions the old API
+The byte prefilter (`rules.byte_candidate`: the union of the codemods' TRIGGERS) sends every file that mentions the old API
 anywhere, comments and prose included, to LibCST. A file whose old-API words are only in prose
 (comments, docstrings, log messages, this tool's own `# mwbmigrate:` markers) has the same code as
 a file without them, which the byte prefilter skips: parsing it can change nothing and report
@@ -22,19 +22,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from mwbmigrate.codemods import CODEMODS, PREFILTER_WORDS
+from mwbmigrate.codemods import CODEMODS
 from mwbmigrate.codemods.base import MigrationCodemod
 from mwbmigrate.engine.code_view import code_view, triggered
 from mwbmigrate.engine.source import UnreadableSource, decode_source
 from mwbmigrate.engine.transform import TransformOptions, migration_state
 from mwbmigrate.result import FileResult, FileStatus
+from mwbmigrate.rules import byte_candidate
+
+__all__ = ["byte_candidate", "needs_parsing", "prose_only_result"]
 
 _CR_ONLY = re.compile(r"\r(?!\n)")
-
-
-def byte_candidate(data: bytes) -> bool:
-    """The byte prefilter: False proves the file cannot need a change (it is never read further)."""
-    return any(word in data for word in PREFILTER_WORDS)
 
 
 def needs_parsing(

@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Sequence
 
-from mwbmigrate.codemods.findings import MARKER_CONTINUATION, MARKER_PREFIX
+from mwbmigrate.analysis.names import MARKER_CONTINUATION, MARKER_PREFIX
 from mwbmigrate.result import ReviewItem
 from mwbmigrate.review import code_kind
 

@@ -21,23 +21,22 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
 from mwbmigrate.analysis.isolation import ProjectCallers, scan_callers
-from mwbmigrate.analysis.old_api import ModuleLocation
+from mwbmigrate.analysis.names import ModuleLocation
 from mwbmigrate.analysis.project_classes import ProjectClassScan, ProjectWorkers
 from mwbmigrate.analysis.signatures import ProjectSignatures, RenamedSignature, module_parts
 from mwbmigrate.analysis.target_versions import RENAMED_KEYWORD_METHODS
 from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFacts, WindowFactsScan, own_worker_batch_fields
-from mwbmigrate.codemods import CODEMODS, CONTRACT_PASS_CODEMODS, SECOND_PASS_CODEMODS
 from mwbmigrate.engine.cache import ResultCache
 from mwbmigrate.engine.contract_scope import ContractBreak, ContractScope, in_sglang_package, owed_breaks
 from mwbmigrate.engine.discovery import DiscoveredFile, Discovery, discover
 from mwbmigrate.engine.formatting import Formatter, format_result
+from mwbmigrate.engine.options import TransformOptions
 from mwbmigrate.engine.pause import pause_point
-from mwbmigrate.engine.prefilter import byte_candidate, needs_parsing, prose_only_result
 from mwbmigrate.engine.review_locations import MARKER_BYTES, final_review_items
 from mwbmigrate.engine.source import UnreadableFile, UnreadableSource, decode_source, read_regular_file
-from mwbmigrate.engine.transform import TransformOptions, transform_file
 from mwbmigrate.engine.vendoring import is_vendored, options_for_file, plan_vendoring
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem, RunSummary
+from mwbmigrate.rules import byte_candidate, codes_of
 
 _KEYWORD_USE = re.compile(r"\b(\w+)\s*=")
 # Below this many candidate files a process pool costs more than it saves.
@@ -54,13 +53,23 @@ _PassOne = tuple[DiscoveredFile, TransformOptions]
 _PassTwo = tuple[FileResult, TransformOptions, "bytes | None"]
 
 
+# The transform and the codemods are imported where a file is transformed, never at the module's top:
+# a run whose every result comes from the cache (a `--check` in CI) imports no codemod and no LibCST.
+
+
 def _pass_one(item: _PassOne) -> FileResult:
+    from mwbmigrate.codemods import CODEMODS
+    from mwbmigrate.engine.transform import transform_file
+
     discovered, options = item
     pause_point("transform")
     return transform_file(discovered.path, discovered.display_path, options, CODEMODS, data=discovered.data)
 
 
 def _pass_two(item: _PassTwo) -> FileResult:
+    from mwbmigrate.codemods import SECOND_PASS_CODEMODS
+    from mwbmigrate.engine.transform import transform_file
+
     first, options, data = item
     text = first.rewritten if first.rewritten is not None else None
     second = transform_file(
@@ -285,7 +294,9 @@ def _first_pass(
         if cache is not None:
             # Not the absolute path: a copy of the tree elsewhere gets the same results.
             location = ModuleLocation(Path(discovered.path).as_posix(), options.extra_modules).sglang_context
-            state.keys[index] = key = cache.key("pass-1", location, discovered.display_path, data, options, CODEMODS)
+            state.keys[index] = key = cache.key(
+                "pass-1", location, discovered.display_path, data, options, codes_of("first")
+            )
             cached = cache.load(key, str(discovered.path), discovered.display_path)
             if cached is not None:
                 state.results[index] = cached
@@ -294,6 +305,8 @@ def _first_pass(
                 if progress:
                     progress(1)
                 continue
+        from mwbmigrate.engine.prefilter import needs_parsing, prose_only_result
+
         if not needs_parsing(data, str(discovered.path), options):
             state.results[index] = prose_only_result(discovered.path, discovered.display_path)
             state.prose_only.add(index)
@@ -335,7 +348,7 @@ def _second_pass(
         if cache is not None and index in first.keys:
             # The absolute path: pass 2 matches imports against the tree's files by their paths'
             # endings, which can reach above the tree's root (and its options carry those paths).
-            keys[index] = key = cache.key("pass-2", first.keys[index], result.path, options, SECOND_PASS_CODEMODS)
+            keys[index] = key = cache.key("pass-2", first.keys[index], result.path, options, codes_of("second"))
             cached = cache.load(key, result.path, result.display_path)
             if cached is not None:
                 results[index] = cached
@@ -408,6 +421,9 @@ def _contract_pass(
 
 
 def _contract_one(item: _PassTwo) -> FileResult:
+    from mwbmigrate.codemods import CONTRACT_PASS_CODEMODS
+    from mwbmigrate.engine.transform import transform_file
+
     before, options, data = item
     try:
         text = _text_after_pass_one(before, data)  # a file the passes left unparsed is read now

@@ -6,9 +6,9 @@ import io
 import os
 import re
 import tokenize
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import Mapping
 
 import libcst as cst
 from libcst.codemod import CodemodContext
@@ -18,17 +18,16 @@ from libcst.metadata import CodeRange, MetadataWrapper
 from mwbmigrate.analysis.isolation import ProjectCallers, scan_callers
 from mwbmigrate.analysis.old_api import ModuleLocation
 from mwbmigrate.analysis.positions import LocalPositions
-from mwbmigrate.analysis.project_classes import ProjectWorkers
-from mwbmigrate.analysis.signatures import ProjectSignatures
-from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, DerivedRelease, at_least, register_release
-from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFacts, scan_window_facts
+from mwbmigrate.analysis.target_versions import register_release
+from mwbmigrate.analysis.tree_facts import WindowFacts, scan_window_facts
 from mwbmigrate.codemods import CODEMODS, PREFILTER_BYTES
-from mwbmigrate.codemods.base import RUNTIME_MODULE, STATE_KEY, MigrationCodemod, MigrationState, tidy_block_start
+from mwbmigrate.codemods.base import STATE_KEY, MigrationCodemod, MigrationState, tidy_block_start
 from mwbmigrate.codemods.findings import Finding, FindingStore, PassFindings, RenderFindings, placed_findings
 from mwbmigrate.codemods.wild_shapes import ReportWildShapes, collapse_version_gates, imports_foreign_old_class
 from mwbmigrate.engine.code_view import code_view, triggered
 from mwbmigrate.engine.elision import elide, restored_line
-from mwbmigrate.engine.marker_layout import DEFAULT_LINE_LENGTH, lift_long_markers, marker_placements, shifted_line
+from mwbmigrate.engine.marker_layout import lift_long_markers, marker_placements, shifted_line
+from mwbmigrate.engine.options import NO_ELISION_ENV as NO_ELISION_ENV, TransformOptions as TransformOptions
 from mwbmigrate.engine.source import (
     DecodedSource,
     UnreadableFile,
@@ -40,67 +39,11 @@ from mwbmigrate.engine.source import (
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 from mwbmigrate.review import NOTE, code_kind
 
-if TYPE_CHECKING:  # imported where imports are inserted
-    from mwbmigrate.engine.import_insertion import ImportSorting
-
 _CR_ONLY = re.compile(r"\r(?!\n)")
-# Set to any non-empty value, codemods see whole modules (no function body left out).
-NO_ELISION_ENV = "MWBMIGRATE_NO_ELISION"
 
 
 class NotRoundTrippable(Exception):
     """Parsing and rendering the unchanged module would already alter bytes; never write such a file."""
-
-
-@dataclass(frozen=True)
-class TransformOptions:
-    markers: bool = True
-    note_markers: bool = False  # `--markers all`: notes are written into the code too, not only reported
-    line_length: int = DEFAULT_LINE_LENGTH  # a marker that would make its line longer goes above its statement
-    disabled: frozenset[str] = frozenset()  # codemod codes or names not to run
-    selected_reviews: frozenset[str] | None = None
-    ignored_reviews: frozenset[str] = frozenset()
-    extra_modules: tuple[str, ...] = ()
-    project_signatures: ProjectSignatures = field(default_factory=ProjectSignatures)  # pass 2: renamed project-wide
-    project_callers: ProjectCallers = field(default_factory=ProjectCallers)  # who calls what takes the old object
-    # The project's worker classes across its modules (analysis/project_classes.py), read in the pre-pass.
-    project_workers: ProjectWorkers = field(default_factory=ProjectWorkers)
-    collapse_compat: bool = False  # rewrite version-gated compatibility code to the new API too
-    live_batch: bool = False  # read the live batch at every snapshot the allowlist does not prove, marked
-    clear_emptied_batches: bool = False  # req-pool-mirror also clears an emptied batch's metadata (PR 28514)
-    target_version: str = DEFAULT_TARGET_VERSION  # 0.5.13: one-shot fields on the batch; 0.5.16: keyword arguments
-    # `--target-version WHEEL|DIR`: the target read from that release at run time (its label is target_version).
-    derived_release: DerivedRelease | None = None
-    # The contract pass only (engine/runner.py): (line, verify's message) where the target still breaks.
-    contract_breaks: tuple[tuple[int, str], ...] = ()
-    # Of the methods whose keywords a release renamed, those the tree defines itself outside SGLang's
-    # modules (engine/runner.py): a call on a receiver nothing types may be the tree's own.
-    project_defines: frozenset[str] = frozenset()
-    # What breaks a snapshot window's proof anywhere in the tree (analysis/tree_facts.py), from the
-    # engine's pre-pass; None: the module is its own tree (stdin, one module migrated alone).
-    window_facts: WindowFacts | None = None
-    # What the tree's own `ModelWorkerBatch` adds (a fork of SGLang): a kept snapshot holds those fields too.
-    own_worker_batch_fields: OwnWorkerBatchFields = field(default_factory=OwnWorkerBatchFields)
-    runtime_module: str = RUNTIME_MODULE  # the runtime helpers' module: mwbmigrate.runtime, or a vendored copy
-    request_mirror: bool | None = None  # the tree's ScheduleBatch keeps req_pool_indices_cpu; None: no such module here
-    elide: bool = True  # leave out the function bodies no codemod can act on (engine/elision.py)
-    # The tree's own style (config.configured_line_length, config.project_import_sorting): the line
-    # length inserted statements are wrapped to, black's way (None: none is configured, and they keep
-    # their one-line form), and its import sorter (None: added imports go after the leading ones, as
-    # LibCST puts them).
-    wrap_line_length: int | None = None
-    import_sorting: ImportSorting | None = None
-
-    def runs(self, codemod: type[MigrationCodemod]) -> bool:
-        """Not disabled, and the target is a release the codemod models (django-upgrade's
-        `min_version`): from its SINCE up to, not including, its UNTIL."""
-        if codemod.CODE in self.disabled or codemod.NAME in self.disabled:
-            return False
-        if self.derived_release is not None:
-            register_release(self.derived_release)  # in this process too (a worker of the pool)
-        return at_least(self.target_version, codemod.SINCE) and (
-            codemod.UNTIL is None or not at_least(self.target_version, codemod.UNTIL)
-        )
 
 
 @dataclass(frozen=True)

@@ -34,9 +34,9 @@ from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Iterable
 
-from mwbmigrate.codemods.base import RUNTIME_MODULE
+from mwbmigrate.analysis.names import RUNTIME_MODULE
+from mwbmigrate.engine.options import TransformOptions
 from mwbmigrate.engine.source import UnreadableFile, read_regular_file
-from mwbmigrate.engine.transform import TransformOptions
 from mwbmigrate.engine.writer import create_atomically, write_atomically
 from mwbmigrate.result import FileResult, FileStatus, RunSummary, VendoredFile
 

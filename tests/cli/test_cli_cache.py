@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import mwbmigrate.engine.runner as runner
+import mwbmigrate.engine.transform as transform
 from mwbmigrate.cli import app
 from mwbmigrate.engine.cache import CACHE_DIR_ENV
 
@@ -54,7 +54,8 @@ def no_transform(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-de
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError(f"transformed although cached: {args[1] if len(args) > 1 else args}")
 
-    return lambda: monkeypatch.setattr(runner, "transform_file", refuse)
+    # The runner imports the transform where a file is transformed: patched there, it is what runs.
+    return lambda: monkeypatch.setattr(transform, "transform_file", refuse)
 
 
 def test_every_mode_answers_alike_with_and_without_the_cache(tmp_path: Path, no_transform) -> None:  # type: ignore[no-untyped-def]

@@ -10,8 +10,9 @@ import textwrap
 
 import pytest
 
-from mwbmigrate.codemods import ALL_CODEMODS, PREREQUISITES, codemod_by_key
+from mwbmigrate.codemods import ALL_CODEMODS, codemod_by_key
 from mwbmigrate.review import REVIEW_CODES
+from mwbmigrate.rules import PREREQUISITES
 
 OLD = textwrap.dedent(
     """\

@@ -16,13 +16,13 @@ from mwbmigrate.codemods import (
     ALL_CODEMODS,
     CODEMODS,
     PREFILTER_BYTES,
-    PREREQUISITES,
     SECOND_PASS_CODEMODS,
 )
 from mwbmigrate.codemods.base import STATE_KEY, MigrationCodemod, MigrationState
 from mwbmigrate.engine.prefilter import byte_candidate
 from mwbmigrate.registry import check_registry
 from mwbmigrate.review import REVIEW_CODES
+from mwbmigrate.rules import PREREQUISITES
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CODEMODS_DIR = Path(__file__).resolve().parent.parent.parent / "mwbmigrate" / "codemods"

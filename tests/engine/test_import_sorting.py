@@ -15,7 +15,8 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
 from mwbmigrate.config import configured_line_length, project_import_sorting
-from mwbmigrate.engine.import_insertion import FIRST_PARTY, STANDARD_LIBRARY, THIRD_PARTY, ImportSorting, insert_imports
+from mwbmigrate.engine.import_insertion import insert_imports
+from mwbmigrate.engine.import_sorting import FIRST_PARTY, STANDARD_LIBRARY, THIRD_PARTY, ImportSorting
 from mwbmigrate.engine.transform import TransformOptions, transform_source
 
 SORTING = ImportSorting(first_party=("sglang", "forkext"))

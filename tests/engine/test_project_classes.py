@@ -5,7 +5,7 @@ take the kind of the workers they are mixed into, and what stays unknown."""
 from __future__ import annotations
 
 from mwbmigrate.analysis.project_classes import ProjectClassScan
-from mwbmigrate.analysis.worker_classes import SPEC_WORKER, TP_WORKER, WorkerClass
+from mwbmigrate.analysis.worker_kinds import SPEC_WORKER, TP_WORKER, WorkerClass
 
 
 def workers(files: dict[str, str]):  # type: ignore[no-untyped-def]

@@ -1,0 +1,58 @@
+"""The registry as the command line and the engine's cache-hit path read it: codes, names, what each
+codemod needs run with it, and the byte prefilter, from the plain-data table (mwbmigrate/rule_table.py),
+so none of them imports a codemod or LibCST."""
+
+from __future__ import annotations
+
+from mwbmigrate.rule_table import PREFILTER_WORDS, RULES, Rule
+
+__all__ = ["PREFILTER_WORDS", "RULES", "Rule", "byte_candidate", "dependents", "prerequisites", "rule_by_key"]
+
+# What each codemod needs run with it (its REQUIRES), by code: `--select`/`--ignore` may not split them.
+PREREQUISITES: dict[str, tuple[str, ...]] = {rule.code: rule.requires for rule in RULES if rule.requires}
+
+
+def byte_candidate(data: bytes) -> bool:
+    """The byte prefilter: False proves the file cannot need a change (it is never read further)."""
+    return any(word in data for word in PREFILTER_WORDS)
+
+
+def rule_by_key(key: str) -> Rule | None:
+    """The codemod a `--select`/`--ignore` key names: its code or its name."""
+    return next((rule for rule in RULES if key in (rule.code, rule.name)), None)
+
+
+def codes_of(stage: str) -> tuple[str, ...]:
+    """The codes a pass of the engine runs, in order (what a cached result was produced with)."""
+    return tuple(rule.code for rule in RULES if rule.stage == stage)
+
+
+def prerequisites(code: str) -> set[str]:
+    """Every codemod `code` needs, transitively."""
+    needed: set[str] = set()
+    pending = list(PREREQUISITES.get(code, ()))
+    while pending:
+        current = pending.pop()
+        if current not in needed:
+            needed.add(current)
+            pending.extend(PREREQUISITES.get(current, ()))
+    return needed
+
+
+def dependents(codes: frozenset[str]) -> set[str]:
+    """Every codemod that needs one of `codes`, transitively (turned off with them by `--ignore`)."""
+    return {rule.code for rule in RULES if prerequisites(rule.code) & codes}
+
+
+def split_prerequisites(disabled: frozenset[str]) -> list[str]:
+    """One line per codemod that would run without a codemod it needs (empty: the set is sound)."""
+    names = {rule.code: rule.name for rule in RULES}
+    problems = []
+    for rule in RULES:
+        if rule.code in disabled:
+            continue
+        missing = sorted(prerequisites(rule.code) & disabled)
+        if missing:
+            needed = ", ".join(f"{code} ({names.get(code, code)})" for code in missing)
+            problems.append(f"{rule.code} ({rule.name}) needs {needed}")
+    return problems
