@@ -60,11 +60,14 @@ NEW_NAME = "sglang.srt.managers.schedule_batch.ScheduleBatch"
 
 try:  # the engine's own prefilter, so "affected" means what mwbmigrate means by it
     sys.path.insert(0, str(REPO_ROOT))
-    from mwbmigrate.analysis.old_api import PREFILTER_BYTES  # noqa: E402
-    from mwbmigrate.engine.transform import NO_ELISION_ENV  # noqa: E402
+    from mwbmigrate.engine.options import NO_ELISION_ENV  # noqa: E402
+    from mwbmigrate.rules import byte_candidate  # noqa: E402
 except Exception:  # pragma: no cover - the package is being edited; keep the benchmark usable
-    PREFILTER_BYTES = re.compile(rb"ModelWorkerBatch|model_worker_batch|class ScheduleBatch\b|req_pool_idx for ")
+    _OLD_API = re.compile(rb"ModelWorkerBatch|model_worker_batch|class ScheduleBatch\b|req_pool_idx for ")
     NO_ELISION_ENV = "MWBMIGRATE_NO_ELISION"
+
+    def byte_candidate(data: bytes) -> bool:
+        return _OLD_API.search(data) is not None
 
 
 # --------------------------------------------------------------------------- child modes
@@ -213,7 +216,7 @@ def _measure(
 
 
 def _affected(path: Path) -> bool:
-    return path.suffix == ".py" and PREFILTER_BYTES.search(path.read_bytes()) is not None
+    return path.suffix == ".py" and byte_candidate(path.read_bytes())
 
 
 def _copy_tree(source: Path, dest: Path, drop_affected: bool = False) -> None:

@@ -14,13 +14,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import QualifiedName, QualifiedNameSource, Scope
 
-from mwbmigrate.analysis.names import (
-    NEW_PARAMETER as NEW_PARAMETER,
-    OLD_PARAMETER as OLD_PARAMETER,
-    ONE_SHOT_OVERRIDES as ONE_SHOT_OVERRIDES,
-    UPSTREAM_RENAMED_PARAMETERS as UPSTREAM_RENAMED_PARAMETERS,
-    ModuleLocation as ModuleLocation,
-)
+from mwbmigrate.analysis.names import ModuleLocation
 
 OLD_CLASS = "ModelWorkerBatch"
 NEW_CLASS = "ScheduleBatch"

@@ -36,7 +36,8 @@ import libcst as cst
 import libcst.matchers as m
 
 from mwbmigrate.analysis.calls import callee_name
-from mwbmigrate.analysis.old_api import NEW_PARAMETER, OLD_PARAMETER, ONE_SHOT_OVERRIDES, SNAPSHOT_HELPER
+from mwbmigrate.analysis.names import NEW_PARAMETER, OLD_PARAMETER, ONE_SHOT_OVERRIDES
+from mwbmigrate.analysis.old_api import SNAPSHOT_HELPER
 
 CONSUMING_CALLS = frozenset({"init_new", "forward_batch_generation", "forward_batch_embedding"})
 

@@ -32,8 +32,9 @@ import libcst as cst
 from libcst.metadata import Assignment, MetadataWrapper, ScopeProvider
 
 from mwbmigrate.analysis.calls import last_name
+from mwbmigrate.analysis.names import OLD_PARAMETER
 from mwbmigrate.analysis.nodes import NodeSet
-from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_METHOD, OLD_PARAMETER
+from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_METHOD
 
 FEATURE_CHECKS = frozenset({"hasattr", "getattr"})
 # What a `try` around an import catches when it is a version guard.

@@ -33,7 +33,8 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import Assignment, BaseAssignment, ClassScope, ImportAssignment, Scope
 
-from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_OBJECT_FIELDS, ONE_SHOT_OVERRIDES
+from mwbmigrate.analysis.names import ONE_SHOT_OVERRIDES
+from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_OBJECT_FIELDS
 from mwbmigrate.analysis.tree_facts import WindowFacts
 from mwbmigrate.runtime.snapshot import CONSUMER_READS
 

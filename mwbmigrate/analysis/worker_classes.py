@@ -18,17 +18,14 @@ import libcst as cst
 
 from mwbmigrate.analysis.target_versions import TARGET_VERSIONS, at_least, worker_call_parameters
 from mwbmigrate.analysis.worker_kinds import (
-    ACCEPTED_LATE as ACCEPTED_LATE,
-    REGISTER_DECORATOR as REGISTER_DECORATOR,
-    REGISTRY_CLASS as REGISTRY_CLASS,
-    SGLANG_WORKERS as SGLANG_WORKERS,
-    SHAPED_WORKER_METHOD as SHAPED_WORKER_METHOD,
-    SPEC_WORKER as SPEC_WORKER,
-    TP_WORKER as TP_WORKER,
-    WORKER_METHOD as WORKER_METHOD,
-    WorkerClass as WorkerClass,
-    accepts as accepts,
-    caller_parameters as caller_parameters,
+    ACCEPTED_LATE,
+    REGISTER_DECORATOR,
+    SGLANG_WORKERS,
+    SHAPED_WORKER_METHOD,
+    SPEC_WORKER,
+    TP_WORKER,
+    WORKER_METHOD,
+    WorkerClass,
 )
 
 

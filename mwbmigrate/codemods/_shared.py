@@ -9,7 +9,8 @@ import libcst.matchers as m
 from libcst.metadata import ScopeProvider
 
 from mwbmigrate.analysis.capture import refuse_captured_aliases
-from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_METHOD, OLD_PARAMETER, union_members
+from mwbmigrate.analysis.names import OLD_PARAMETER
+from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_METHOD, union_members
 from mwbmigrate.analysis.receivers import FunctionFacts, analyse_function
 from mwbmigrate.analysis.window import WindowProof
 

@@ -11,9 +11,9 @@ from libcst.codemod import Codemod, CodemodContext
 from libcst.metadata import MetadataWrapper, ProviderT, ScopeProvider
 
 from mwbmigrate.analysis.isolation import ProjectCallers
-from mwbmigrate.analysis.names import MARKER_CONTINUATION, MARKER_PREFIX, RUNTIME_MODULE
+from mwbmigrate.analysis.names import MARKER_CONTINUATION, MARKER_PREFIX, OLD_PARAMETER, RUNTIME_MODULE, ModuleLocation
 from mwbmigrate.analysis.nodes import NodeSet
-from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_PARAMETER, ModuleLocation, refers_to_old_class
+from mwbmigrate.analysis.old_api import OLD_CLASS, refers_to_old_class
 from mwbmigrate.analysis.positions import LocalPositions
 from mwbmigrate.analysis.project_classes import ProjectWorkers
 from mwbmigrate.analysis.signatures import ProjectSignatures

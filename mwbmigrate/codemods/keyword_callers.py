@@ -30,7 +30,7 @@ from typing import Iterable, Union
 import libcst as cst
 from libcst.metadata import Assignment, BaseAssignment, QualifiedNameSource, ScopeProvider
 
-from mwbmigrate.analysis.old_api import OLD_PARAMETER
+from mwbmigrate.analysis.names import OLD_PARAMETER
 from mwbmigrate.analysis.signatures import RenamedSignature, module_parts, renames_of
 from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, MigrationState, marked_codes, statement_markers
 

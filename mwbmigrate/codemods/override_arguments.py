@@ -38,7 +38,8 @@ import libcst.matchers as m
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
-from mwbmigrate.analysis.old_api import ONE_SHOT_OVERRIDES, OVERRIDE_ARGUMENT
+from mwbmigrate.analysis.names import ONE_SHOT_OVERRIDES
+from mwbmigrate.analysis.old_api import OVERRIDE_ARGUMENT
 from mwbmigrate.analysis.override_sites import OverrideWrite, kept_snapshots, override_write
 from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.analysis.target_versions import (
@@ -47,7 +48,8 @@ from mwbmigrate.analysis.target_versions import (
     init_new_parameters,
     overrides_are_arguments,
 )
-from mwbmigrate.analysis.worker_classes import SPEC_WORKER, WorkerClass, worker_classes
+from mwbmigrate.analysis.worker_classes import worker_classes
+from mwbmigrate.analysis.worker_kinds import SPEC_WORKER, WorkerClass
 from mwbmigrate.codemods._call_layout import (
     _FORWARD_BATCH,
     _SCHEDULE_BATCH,

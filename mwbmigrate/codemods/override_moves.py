@@ -36,7 +36,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.codemod import CodemodContext
 
-from mwbmigrate.analysis.old_api import ONE_SHOT_OVERRIDES
+from mwbmigrate.analysis.names import ONE_SHOT_OVERRIDES
 from mwbmigrate.analysis.override_sites import (
     CONSUMING_CALLS,
     DERIVED_MODE,

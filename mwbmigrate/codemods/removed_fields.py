@@ -34,7 +34,8 @@ from libcst.codemod import CodemodContext
 
 from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.analysis.target_versions import RENAMED_KEYWORD_METHODS, removed_attributes, renamed_keywords
-from mwbmigrate.analysis.worker_classes import WORKER_METHOD, worker_classes
+from mwbmigrate.analysis.worker_classes import worker_classes
+from mwbmigrate.analysis.worker_kinds import WORKER_METHOD
 from mwbmigrate.codemods.base import MigrationCodemod
 
 SPEC_V2_FIELD = "is_spec_v2"

@@ -26,14 +26,8 @@ from libcst.metadata import ScopeProvider
 
 from mwbmigrate.analysis.calls import callee_name, last_name
 from mwbmigrate.analysis.isolation import called_only_isolated, runs_isolated
-from mwbmigrate.analysis.old_api import (
-    OLD_CLASS,
-    OLD_METHOD,
-    OLD_PARAMETER,
-    ONE_SHOT_OVERRIDES,
-    OVERRIDE_ARGUMENT,
-    union_members,
-)
+from mwbmigrate.analysis.names import OLD_PARAMETER, ONE_SHOT_OVERRIDES
+from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_METHOD, OVERRIDE_ARGUMENT, union_members
 from mwbmigrate.analysis.one_call_away import EXTEND_MODE_TESTS, passed_at
 from mwbmigrate.analysis.override_sites import (
     CONSUMING_CALLS,

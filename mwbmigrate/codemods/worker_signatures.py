@@ -40,7 +40,8 @@ from libcst.codemod import CodemodContext
 
 from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, CallerParameter, worker_call_parameters
-from mwbmigrate.analysis.worker_classes import (
+from mwbmigrate.analysis.worker_classes import undecided_mixins, worker_boundaries, worker_classes
+from mwbmigrate.analysis.worker_kinds import (
     REGISTRY_CLASS,
     SGLANG_WORKERS,
     SHAPED_WORKER_METHOD,
@@ -50,9 +51,6 @@ from mwbmigrate.analysis.worker_classes import (
     WorkerClass,
     accepts,
     caller_parameters,
-    undecided_mixins,
-    worker_boundaries,
-    worker_classes,
 )
 from mwbmigrate.codemods._call_layout import (
     MAX_LINE,

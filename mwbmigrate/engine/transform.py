@@ -16,7 +16,7 @@ from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import CodeRange, MetadataWrapper
 
 from mwbmigrate.analysis.isolation import ProjectCallers, scan_callers
-from mwbmigrate.analysis.old_api import ModuleLocation
+from mwbmigrate.analysis.names import ModuleLocation
 from mwbmigrate.analysis.positions import LocalPositions
 from mwbmigrate.analysis.target_versions import register_release
 from mwbmigrate.analysis.tree_facts import WindowFacts, scan_window_facts

@@ -11,7 +11,7 @@ import libcst as cst
 import pytest
 from libcst.codemod import CodemodContext
 
-from mwbmigrate.analysis.old_api import ModuleLocation
+from mwbmigrate.analysis.names import ModuleLocation
 from mwbmigrate.codemods import (
     ALL_CODEMODS,
     CODEMODS,

@@ -23,7 +23,8 @@ from collections.abc import Mapping
 import libcst as cst
 from libcst.metadata import Assignment
 
-from mwbmigrate.analysis.old_api import OLD_METHOD, OLD_PARAMETER
+from mwbmigrate.analysis.names import OLD_PARAMETER
+from mwbmigrate.analysis.old_api import OLD_METHOD
 from mwbmigrate.analysis.receivers import old_method_call
 from mwbmigrate.codemods.wild_shapes.facts import FunctionFrame, code
 from mwbmigrate.codemods.wild_shapes.reporter import Handler, ShapeReporter

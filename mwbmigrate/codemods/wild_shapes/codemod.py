@@ -8,7 +8,8 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.metadata import ScopeProvider
 
-from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_PARAMETER
+from mwbmigrate.analysis.names import OLD_PARAMETER
+from mwbmigrate.analysis.old_api import OLD_CLASS
 from mwbmigrate.analysis.version_gates import dotted
 from mwbmigrate.codemods._shared import function_facts
 from mwbmigrate.codemods.base import MigrationCodemod, MigrationState

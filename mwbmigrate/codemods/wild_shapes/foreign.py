@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from mwbmigrate.analysis.old_api import ModuleLocation, is_sglang_schedule_batch_module
+from mwbmigrate.analysis.names import ModuleLocation
+from mwbmigrate.analysis.old_api import is_sglang_schedule_batch_module
 from mwbmigrate.analysis.version_gates import imports_old_class
 from mwbmigrate.codemods.wild_shapes.facts import code
 

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 
 import libcst as cst
 
-from mwbmigrate.analysis.old_api import OLD_PARAMETER, UPSTREAM_RENAMED_PARAMETERS
+from mwbmigrate.analysis.names import OLD_PARAMETER, UPSTREAM_RENAMED_PARAMETERS
 from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.analysis.version_gates import VersionGates
 from mwbmigrate.codemods.wild_shapes.collapse import is_flag_definition

@@ -23,13 +23,8 @@ from collections.abc import Mapping
 import libcst as cst
 
 from mwbmigrate.analysis.calls import last_name
-from mwbmigrate.analysis.old_api import (
-    FIELDS_COMPUTED_FROM_REQS,
-    OLD_CLASS,
-    OLD_OBJECT_FIELDS,
-    ONE_SHOT_OVERRIDES,
-    RENAMED_FIELDS,
-)
+from mwbmigrate.analysis.names import ONE_SHOT_OVERRIDES
+from mwbmigrate.analysis.old_api import FIELDS_COMPUTED_FROM_REQS, OLD_CLASS, OLD_OBJECT_FIELDS, RENAMED_FIELDS
 from mwbmigrate.analysis.version_gates import string_value
 from mwbmigrate.codemods.wild_shapes.reporter import Handler, ShapeReporter
 

@@ -21,7 +21,8 @@ from collections.abc import Mapping
 import libcst as cst
 
 from mwbmigrate.analysis.calls import last_name
-from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_METHOD, OLD_PARAMETER, is_sglang_schedule_batch_module
+from mwbmigrate.analysis.names import OLD_PARAMETER
+from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_METHOD, is_sglang_schedule_batch_module
 from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.analysis.version_gates import dotted, string_value
 from mwbmigrate.codemods._shared import param_holds_old_object

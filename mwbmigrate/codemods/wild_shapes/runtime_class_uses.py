@@ -18,7 +18,8 @@ from collections.abc import Mapping
 import libcst as cst
 
 from mwbmigrate.analysis.calls import last_name
-from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS, OLD_PARAMETER
+from mwbmigrate.analysis.names import OLD_PARAMETER
+from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS
 from mwbmigrate.analysis.version_gates import dotted, string_value
 from mwbmigrate.codemods.wild_shapes.reporter import Handler, ShapeReporter
 
