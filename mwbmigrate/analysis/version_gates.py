@@ -211,6 +211,10 @@ def module_flags(module: cst.Module) -> tuple[NodeSet, dict[str, str]]:
     flags: dict[str, str] = {}
 
     class _Flags(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            # What it looks for are statements, and no expression holds one: most nodes are skipped.
+            return not isinstance(node, cst.BaseExpression) and super().on_visit(node)
+
         def visit_Try(self, node: cst.Try) -> None:
             guarded = guarded_imports(node)
             if not guarded:
@@ -260,6 +264,8 @@ class _FindGates(cst.CSTVisitor):
             self.statements.append(node)
         if isinstance(node, cst.FunctionDef):
             self.functions.append(node)
+        if not self.guarded_uses and isinstance(node, cst.BaseExpression):
+            return False  # gates are statements, read by `_check`; only a guarded name's use needs the Names
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
