@@ -47,7 +47,7 @@ class _Statements(cst.CSTVisitor):
         slot = marker_slot(node)
         if slot is not None:
             self.found.append((node, slot))
-        return True
+        return not isinstance(node, cst.BaseExpression)  # no expression holds a statement
 
 
 def marker_placements(
@@ -130,7 +130,7 @@ class _SlotCollector(cst.CSTVisitor):
         slot = marker_slot(node)
         if slot is not None:
             self.slots.append(slot)
-        return True
+        return not isinstance(node, cst.BaseExpression)  # no expression holds a statement
 
 
 def slot_lines(text: str) -> list[int]:

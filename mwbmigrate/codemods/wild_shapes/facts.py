@@ -33,6 +33,10 @@ def method_classes(module: cst.Module) -> set[str]:
     found: set[str] = set()
 
     class _Classes(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            # Classes are statements: expressions (most of a module's nodes) cannot hold one.
+            return not isinstance(node, cst.BaseExpression) and super().on_visit(node)
+
         def visit_ClassDef(self, node: cst.ClassDef) -> None:
             if defines_old_method(node):
                 found.add(node.name.value)
