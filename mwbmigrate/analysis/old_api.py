@@ -95,7 +95,7 @@ OVERRIDE_ARGUMENT = "seq_lens_cpu_cache"  # the only parameter get_model_worker_
 
 # A file that never mentions these bytes cannot need a change and is never parsed.
 OLD_API_BYTES = re.compile(rb"ModelWorkerBatch|model_worker_batch")
-# What any codemod can act on (the engine's prefilter) is the union of their TRIGGERS: mwbmigrate.codemods.PREFILTER_BYTES.
+# What any codemod can act on (the engine's prefilter) is the union of their TRIGGERS: mwbmigrate.rules.byte_candidate.
 
 SCHEDULE_BATCH_MODULE_SUFFIX = "managers.schedule_batch"
 # `# type: X` (not `# type: ignore[...]`): only type checkers read it, so a class in it can be respelled.

@@ -189,7 +189,7 @@ _ANY_PROPERTY = re.compile(
     _ANY_DECORATED + rb"|\b(?P<assigned>\w+)[ \t]*=[ \t]*(?:[\w.]+\.)?(?:property|cached_property)\("
 )
 # Its first alternative alone, for bytes without `property(` (the second needs it): the same matches.
-_ANY_DECORATOR = re.compile(_ANY_DECORATED + rb"|(?P<assigned>(?!))")
+_ANY_DECORATOR = re.compile(_ANY_DECORATED)
 # SGLang's and the standard library's property decorators: only theirs run nothing but the body.
 _PROPERTY = re.compile(rb"(?:[\w.]+\.)?(?:property|cached_property|setter|getter|deleter)")
 # A property body that runs nothing of the tree's: `return self._name`, `pass`, `...`, a docstring.
@@ -269,8 +269,9 @@ class WindowFactsScan:
             self._assigned.update(_SELF_ASSIGNED.findall(data))
         if b"@" in data or b"property" in data:
             for match in (_ANY_PROPERTY if b"property(" in data else _ANY_DECORATOR).finditer(data):
-                if match.group("assigned") is not None:
-                    self._properties.add(match.group("assigned"))
+                assigned = match.groupdict().get("assigned")
+                if assigned is not None:
+                    self._properties.add(assigned)
                 elif _PROPERTY.fullmatch(match.group("decorator")) and _accessor_body(
                     data, match.end(), match.group("indent")
                 ):

@@ -33,8 +33,6 @@ prefilter is their union), its REVIEW_CODES and the releases it models (SINCE, U
 
 from __future__ import annotations
 
-import re
-
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, TARGET_VERSIONS
 from mwbmigrate.codemods.base import MigrationCodemod
 from mwbmigrate.codemods.class_references import ReplaceClassReferences
@@ -89,12 +87,11 @@ def codemod_by_key(key: str) -> type[MigrationCodemod] | None:
     return None
 
 
-# The engine's byte prefilter: a module with none of the codemods' TRIGGERS is never parsed.
+# The engine's byte prefilter (`rules.byte_candidate`): a module with none of the codemods' TRIGGERS
+# is never parsed. The triggers that hold no other are enough (one that holds another is in every file
+# the other is); mwbmigrate/rule_table.py holds a copy, checked against this one, for the paths that
+# import no codemod.
 _TRIGGER_BYTES = tuple(dict.fromkeys(t.encode() for c in CODEMODS + SECOND_PASS_CODEMODS for t in c.TRIGGERS))
-PREFILTER_BYTES: re.Pattern[bytes] = re.compile(b"|".join(re.escape(trigger) for trigger in _TRIGGER_BYTES))
-# The same test as `bytes in` checks, a few times faster than the alternation: the triggers that hold
-# no other (one that holds another is in every file the other is). mwbmigrate/rule_table.py holds a
-# copy, checked against this one, for the paths that import no codemod.
 PREFILTER_WORDS: tuple[bytes, ...] = tuple(
     word for word in _TRIGGER_BYTES if not any(other != word and other in word for other in _TRIGGER_BYTES)
 )

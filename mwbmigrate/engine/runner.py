@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
@@ -492,15 +492,8 @@ def run_rewrite(
     else:
         whole_tree = discovery.files = _read_once(discovery.files)
     facts = _cached_project_facts(whole_tree, options, cache)
-    options = replace(
-        options,
-        request_mirror=facts.request_mirror,
-        own_worker_batch_fields=facts.own_worker_batch_fields,
-        project_callers=facts.project_callers,
-        project_defines=facts.project_defines,
-        window_facts=facts.window_facts,
-        project_workers=facts.project_workers,
-    )
+    # Each fact is the TransformOptions field of the same name.
+    options = replace(options, **{f.name: getattr(facts, f.name) for f in fields(facts)})
 
     def file_options(base: TransformOptions, path: Path, display_path: str) -> TransformOptions:
         return options_for_file(base, path, display_path) if vendor_runtime else base

@@ -20,7 +20,7 @@ from mwbmigrate.analysis.names import ModuleLocation
 from mwbmigrate.analysis.positions import LocalPositions
 from mwbmigrate.analysis.target_versions import register_release
 from mwbmigrate.analysis.tree_facts import WindowFacts, scan_window_facts
-from mwbmigrate.codemods import CODEMODS, PREFILTER_BYTES
+from mwbmigrate.codemods import CODEMODS
 from mwbmigrate.codemods.base import STATE_KEY, MigrationCodemod, MigrationState, tidy_block_start
 from mwbmigrate.codemods.findings import Finding, FindingStore, PassFindings, RenderFindings, placed_findings
 from mwbmigrate.codemods.wild_shapes import ReportWildShapes, collapse_version_gates, imports_foreign_old_class
@@ -38,6 +38,7 @@ from mwbmigrate.engine.source import (
 )
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 from mwbmigrate.review import NOTE, code_kind
+from mwbmigrate.rules import byte_candidate
 
 _CR_ONLY = re.compile(r"\r(?!\n)")
 
@@ -386,7 +387,7 @@ def transform_file(
             if path.is_dir():
                 return failed("is a directory")
             data = read_regular_file(path)
-        if source_text is None and not PREFILTER_BYTES.search(data):
+        if source_text is None and not byte_candidate(data):
             return FileResult(str(path), display_path, FileStatus.SKIPPED)
         decoded = decode_source(data)
     except UnreadableFile as error:
