@@ -16,6 +16,7 @@ from mwbmigrate.analysis.nodes import NodeSet
 from mwbmigrate.analysis.old_api import OLD_CLASS, refers_to_old_class
 from mwbmigrate.analysis.positions import LocalPositions
 from mwbmigrate.analysis.project_classes import ProjectWorkers
+from mwbmigrate.analysis.scopes import link_deferred_annotations
 from mwbmigrate.analysis.signatures import ProjectSignatures
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, TARGET_VERSIONS, targets_between
 from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFacts
@@ -92,6 +93,7 @@ class MigrationState:
     findings: FindingStore = field(default_factory=FindingStore)  # rendered as markers once, by the engine
     _metadata: MetadataWrapper | None = field(default=None, repr=False)
     _gates: tuple[cst.Module, VersionGates] | None = field(default=None, repr=False)
+    _completed: MetadataWrapper | None = field(default=None, repr=False)
     positions: LocalPositions = field(default_factory=LocalPositions, repr=False)
 
     def metadata_for(self, module: cst.Module) -> MetadataWrapper:
@@ -102,12 +104,21 @@ class MigrationState:
             self._metadata = MetadataWrapper(module, unsafe_skip_copy=True)
         return self._metadata
 
+    def complete_scopes(self, wrapper: MetadataWrapper) -> None:
+        """The resolved scopes of `wrapper` with what LibCST leaves out linked in, once per wrapper
+        (analysis/scopes.py)."""
+        if self._completed is not wrapper:
+            link_deferred_annotations(wrapper)
+            self._completed = wrapper
+
     def version_gates(self, module: cst.Module) -> VersionGates:
         """The module's version gates and the regions they keep, once per module object."""
         if not self.old_api_in_code:
             return _NO_GATES
         if self._gates is None or self._gates[0] is not module:
-            self._gates = (module, find_version_gates(self.metadata_for(module)))
+            wrapper = self.metadata_for(module)
+            self.complete_scopes(wrapper)
+            self._gates = (module, find_version_gates(wrapper))
         return self._gates[1]
 
     def wants_review(self, code: str) -> bool:
@@ -526,6 +537,9 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
 
     def transform_module(self, tree: cst.Module) -> cst.Module:
         wrapper = self.state.metadata_for(tree)
+        if self.get_inherited_dependencies():
+            # Before the providers that read the scopes (qualified names) are resolved from them.
+            self.state.complete_scopes(wrapper)
         with self.resolve(wrapper):
             self.context = replace(self.context, wrapper=wrapper)
             return self.transform_module_impl(wrapper.module)

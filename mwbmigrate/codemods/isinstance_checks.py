@@ -102,6 +102,8 @@ class DropOldClassInstanceChecks(MigrationCodemod):
     def __init__(self, context: CodemodContext) -> None:
         super().__init__(context)
         self._subjects: list[_Subjects] = []
+        # The comments above an `elif` deleted with nothing after it, by the `if` owning it (by id).
+        self._orphaned: dict[int, list[cst.EmptyLine]] = {}
 
     # -- what each tested value held ---------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
@@ -298,6 +300,9 @@ class DropOldClassInstanceChecks(MigrationCodemod):
     def leave_If(  # type: ignore[override]
         self, original_node: cst.If, updated_node: cst.If
     ) -> cst.BaseStatement | cst.Else | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
+        orphaned = self._orphaned.pop(id(original_node), None)
+        if orphaned is not None:
+            updated_node = _with_lines_after_its_branch(updated_node, orphaned)
         test = original_node.test
         negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         subject = self._single_old_test(test.expression if isinstance(test, cst.UnaryOperation) and negated else test)
@@ -329,9 +334,14 @@ class DropOldClassInstanceChecks(MigrationCodemod):
         if negated:
             return self._marked(cst.Else(body=updated.body, leading_lines=updated.leading_lines), reason)
         if updated.orelse is not None:
-            return self._marked(updated.orelse, reason)
+            # The comments above the `elif` stay above the branch that takes its place.
+            leading = [*updated.leading_lines, *updated.orelse.leading_lines]
+            return self._marked(updated.orelse.with_changes(leading_lines=leading), reason)
         if reason is not None:
             self.review(parent, "MWB150", reason)
+        if any(line.comment is not None for line in updated.leading_lines):
+            # Left by the `if` that owns it, which then keeps them after its own branch.
+            self._orphaned[id(parent)] = list(updated.leading_lines)
         return cst.RemoveFromParent()
 
     def _without_if(
@@ -377,3 +387,14 @@ class DropOldClassInstanceChecks(MigrationCodemod):
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         return settle_module(updated_node)
+
+
+def _with_lines_after_its_branch(statement: cst.If, lines: list[cst.EmptyLine]) -> cst.If:
+    """`statement` keeping `lines` (those above an `elif` it no longer has) at the end of its own
+    branch; a one-line branch becomes a block to hold them."""
+    body = statement.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        line = cst.SimpleStatementLine(body=body.body, trailing_whitespace=body.trailing_whitespace)
+        body = cst.IndentedBlock(body=[line])
+    block = cst.ensure_type(body, cst.IndentedBlock)
+    return statement.with_changes(body=block.with_changes(footer=[*block.footer, *lines]))

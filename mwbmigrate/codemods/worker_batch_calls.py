@@ -59,7 +59,16 @@ from mwbmigrate.analysis.window import (
     writes_override_reset,
 )
 from mwbmigrate.codemods._shared import bound_name, function_facts, receivers_with_own_method
-from mwbmigrate.codemods.base import REPORTS, MigrationCodemod, NodeSet, deleted, is_deleted, settle_block
+from mwbmigrate.codemods.base import (
+    REPORTS,
+    MigrationCodemod,
+    NodeSet,
+    comment_line,
+    deleted,
+    is_deleted,
+    settle_block,
+    settle_module,
+)
 
 _REQUESTS_READ = (
     ": the snapshot read each request's `lora_id`, `dllm_block_offset` and `grammar` when it was taken, "
@@ -597,5 +606,24 @@ class DropWorkerBatchCalls(MigrationCodemod):
         if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
             return updated_node
         if orelse is None or (isinstance(orelse, cst.Else) and orelse.body in self._emptied):
-            return cst.RemoveFromParent()
+            # Its branches hold only the comments of what they held: they stay where it stood.
+            lines = [*deleted(updated_node).leading_lines, *_comments_of_emptied(updated_node.body)]
+            if isinstance(orelse, cst.Else):
+                lines += [*orelse.leading_lines, *_comments_of_emptied(orelse.body)]
+            return deleted(updated_node).with_changes(leading_lines=lines)
         return updated_node
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        return settle_module(updated_node)
+
+
+def _comments_of_emptied(block: cst.BaseSuite) -> list[cst.EmptyLine]:
+    """The comment lines of a block left holding only `pass`: its header's, the deleted statements'
+    (above the `pass`) and its footer's."""
+    block = cst.ensure_type(block, cst.IndentedBlock)
+    lines = [*comment_line(block.header)]
+    for statement in block.body:
+        lines += getattr(statement, "leading_lines", ())
+        if isinstance(statement, cst.SimpleStatementLine):
+            lines += comment_line(statement.trailing_whitespace)
+    return [line for line in [*lines, *block.footer] if line.comment is not None]

@@ -18,10 +18,18 @@ from libcst.metadata import CodeRange, MetadataWrapper
 from mwbmigrate.analysis.isolation import ProjectCallers, scan_callers
 from mwbmigrate.analysis.names import ModuleLocation
 from mwbmigrate.analysis.positions import LocalPositions
+from mwbmigrate.analysis.scopes import link_deferred_annotations
 from mwbmigrate.analysis.target_versions import register_release
 from mwbmigrate.analysis.tree_facts import WindowFacts, scan_window_facts
 from mwbmigrate.codemods import CODEMODS
-from mwbmigrate.codemods.base import STATE_KEY, MigrationCodemod, MigrationState, tidy_block_start
+from mwbmigrate.codemods.base import (
+    STATE_KEY,
+    MigrationCodemod,
+    MigrationState,
+    deleted,
+    settle_block,
+    settle_module,
+)
 from mwbmigrate.codemods.findings import Finding, FindingStore, PassFindings, RenderFindings, placed_findings
 from mwbmigrate.codemods.wild_shapes import ReportWildShapes, collapse_version_gates, imports_foreign_old_class
 from mwbmigrate.engine.code_view import code_view, triggered
@@ -86,11 +94,19 @@ def _pruned_imports(context: CodemodContext, module: cst.Module, findings: Findi
         updated = original_on_leave(original_node, updated_node)
         if isinstance(original_node, cst.TrailingWhitespace):
             moves.moved(original_node, updated)
+        # An import line left with no name goes, its comments stay (codemods/base.py `deleted`).
+        elif isinstance(original_node, cst.SimpleStatementLine) and isinstance(updated, cst.SimpleStatementLine):
+            return deleted(updated) if original_node.body and not updated.body else updated
+        elif isinstance(original_node, cst.IndentedBlock) and isinstance(updated, cst.IndentedBlock):
+            return settle_block(original_node, updated)
+        elif isinstance(updated, cst.Module):
+            return settle_module(updated)
         return updated
 
     visitor.on_leave = on_leave  # type: ignore[method-assign,assignment]
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     visitor.context = replace(context, wrapper=wrapper)
+    link_deferred_annotations(wrapper)
     with visitor.resolve(wrapper):
         pruned = visitor.transform_module_impl(wrapper.module)
     findings.commit(moves, adopted=True)
@@ -292,11 +308,7 @@ def _transform_text(
             current = rendered
             module = transformed  # otherwise the old object, whose resolved metadata stays valid
     if context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY):
-        pruned = _pruned_imports(context, module, state.findings)
-        if pruned.body and module.body and len(pruned.body) != len(module.body) and not pruned.header:
-            # A removed first import must not leave the module starting with a blank line.
-            pruned = pruned.with_changes(body=tidy_block_start(module.body, pruned.body))
-        module = pruned
+        module = _pruned_imports(context, module, state.findings)
     if context.scratch.get(AddImportsVisitor.CONTEXT_KEY):
         # AddImportsVisitor's own output, without its deep copy and two walks, or the tree's import
         # sorter's placement (engine/import_insertion.py).

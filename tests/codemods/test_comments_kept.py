@@ -565,11 +565,6 @@ def test_collapse_keeps_the_comments_of_the_side_that_runs_on_the_new_api() -> N
     assert "# the snapshot" not in out and "# sglang <= 0.5.12" not in out  # the side that no longer runs
 
 
-# Known gaps, outside the deletion sites this mechanism covers so far: each deletes with
-# `RemoveFromParent`, and becomes `deleted(...)` plus a settled block once its owner takes it up.
-
-
-@pytest.mark.xfail(strict=True, reason="engine/transform.py prunes imports with LibCST's RemoveImportsVisitor")
 def test_a_pruned_typing_import_keeps_its_comments() -> None:
     text = (
         "import os\n"
@@ -583,22 +578,120 @@ def test_a_pruned_typing_import_keeps_its_comments() -> None:
         "    return batch\n"
     )
     out = _migrate(text)
-    assert "Union" not in out
+    assert out == (
+        "import os\n"
+        "\n"
+        "# typing for the worker API\n"
+        "# for the batch union\n"
+        "from sglang.srt.managers.schedule_batch import ScheduleBatch\n"
+        "\n"
+        "\n"
+        "def forward(self, batch: ScheduleBatch):\n"
+        "    return batch\n"
+    ), out
     assert lost_comments(text, out) == [], out
 
 
-@pytest.mark.xfail(strict=True, reason="worker-batch-calls' leave_If deletes an emptied `if` with RemoveFromParent")
-def test_an_if_left_with_no_statement_keeps_the_comments_above_it() -> None:
+def test_a_pruned_first_import_leaves_no_blank_line_opening_the_module() -> None:
+    text = (
+        "from typing import Union\n"
+        "from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch\n"
+        "\n"
+        "\n"
+        "def forward(batch: Union[ScheduleBatch, ModelWorkerBatch]):\n"
+        "    return batch\n"
+    )
+    assert _migrate(text) == (
+        "from sglang.srt.managers.schedule_batch import ScheduleBatch\n"
+        "\n"
+        "\n"
+        "def forward(batch: ScheduleBatch):\n"
+        "    return batch\n"
+    )
+
+
+def test_an_if_left_with_no_statement_keeps_the_comments_above_and_inside_it() -> None:
     before = (
         "def run_batch(self, batch):\n"
         "    prepare(batch)\n"
         "    # pick what the worker takes\n"
-        "    if self.spec_algorithm.is_none() or self.enable_overlap:\n"
-        "        worker_batch_or_batch = batch.get_model_worker_batch()\n"
+        "    if self.spec_algorithm.is_none() or self.enable_overlap:  # overlap\n"
+        "        # the snapshot\n"
+        "        worker_batch_or_batch = batch.get_model_worker_batch()  # old API\n"
+        "    # otherwise\n"
         "    else:\n"
-        "        worker_batch_or_batch = batch\n"
+        "        worker_batch_or_batch = batch  # the batch itself\n"
         "    return self.worker.forward_batch_generation(worker_batch_or_batch)\n"
     )
-    out = _migrate(before)
-    assert "if " not in out
+    out = _migrate(before, options=LIVE)
+    assert out == (
+        "def run_batch(self, batch):\n"
+        "    prepare(batch)\n"
+        "    # pick what the worker takes\n"
+        "    # overlap\n"
+        "    # the snapshot\n"
+        "    # old API\n"
+        "    # otherwise\n"
+        "    # the batch itself\n"
+        "    return self.worker.forward_batch_generation(batch)\n"
+    ), out
     assert lost_comments(before, out) == [], out
+
+
+def test_an_if_left_with_no_statement_at_module_level_keeps_its_comments() -> None:
+    before = (
+        "import os\n"
+        "\n"
+        "# choose the batch\n"
+        "if os.environ.get('SNAPSHOT'):\n"
+        "    wb = batch.get_model_worker_batch()  # old API\n"
+        "else:\n"
+        "    wb = batch\n"
+        "run(wb)\n"
+    )
+    out = _migrate(before, options=LIVE)
+    assert lost_comments(before, out) == [], out
+
+
+_ELIF_ON_THE_OLD_CLASS = (
+    "from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch\n"
+    "\n"
+    "\n"
+    "def f(x: ScheduleBatch):\n"
+    "    if x is None:\n"
+    "        return 0\n"
+    "    # the old object\n"
+    "    elif isinstance(x, ModelWorkerBatch):\n"
+    "        return 1\n"
+)
+
+
+def test_a_deleted_elif_hands_the_comments_above_it_to_the_else_that_takes_its_place() -> None:
+    text = _ELIF_ON_THE_OLD_CLASS + "    # the fallback\n    else:\n        return 2\n"
+    assert _migrate(text) == (
+        "from sglang.srt.managers.schedule_batch import ScheduleBatch\n"
+        "\n"
+        "\n"
+        "def f(x: ScheduleBatch):\n"
+        "    if x is None:\n"
+        "        return 0\n"
+        "    # the old object\n"
+        "    # the fallback\n"
+        "    else:\n"
+        "        return 2\n"
+    )
+
+
+def test_a_deleted_last_elif_leaves_the_comments_above_it_after_the_branch_before_it() -> None:
+    text = _ELIF_ON_THE_OLD_CLASS + "    return 2\n"
+    out = _migrate(text.replace("    if x is None:\n        return 0\n", "    if x is None: return 0\n"))
+    assert out == (
+        "from sglang.srt.managers.schedule_batch import ScheduleBatch\n"
+        "\n"
+        "\n"
+        "def f(x: ScheduleBatch):\n"
+        "    if x is None:\n"
+        "        return 0\n"
+        "        # the old object\n"
+        "    return 2\n"
+    )

@@ -367,7 +367,7 @@ def test_inserted_old_api_in_cst_generated_modules_is_migrated(text, tmp_path_fa
     _assert_migrated(text, tmp_path_factory.mktemp("inserted_node"))
 
 
-# --- shapes found while fuzzing; pinned as examples so a strict xfail stays deterministic ---------------
+# --- shapes found while fuzzing, pinned as examples ------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -399,9 +399,6 @@ def test_inserted_old_api_in_cst_generated_modules_is_migrated(text, tmp_path_fa
             "from __future__ import annotations\n\n"
             "def mwb(model_worker_batch: ModelWorkerBatch):\n    return model_worker_batch.seq_lens\n\n" + IMPORT,
             id="import-after-annotated-use",
-            marks=pytest.mark.xfail(
-                strict=True, reason="the import is deleted but the annotation that uses it is left unmigrated"
-            ),
         ),
     ],
 )

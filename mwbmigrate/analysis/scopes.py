@@ -1,0 +1,40 @@
+"""LibCST's scopes, completed where they miss what Python does."""
+
+from __future__ import annotations
+
+from typing import cast
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.metadata import Access, BaseAssignment, MetadataWrapper, ScopeProvider
+
+_FUTURE_ANNOTATIONS = m.ImportFrom(
+    module=m.Name("__future__"), names=[m.ZeroOrMore(), m.ImportAlias(name=m.Name("annotations")), m.ZeroOrMore()]
+)
+
+
+def _defers_annotations(module: cst.Module) -> bool:
+    return any(
+        isinstance(statement, cst.SimpleStatementLine) and any(m.matches(s, _FUTURE_ANNOTATIONS) for s in statement.body)
+        for statement in module.body
+    )
+
+
+def link_deferred_annotations(wrapper: MetadataWrapper) -> None:
+    """Under `from __future__ import annotations` no annotation is evaluated where it stands: it
+    names what its scope binds when it is read (`typing.get_type_hints`), below it too. LibCST links
+    an access only to the bindings before it, so an annotation naming a class imported further down
+    would look unbound, and its import unused. Such an annotation is linked to every binding of its
+    name that its scope sees. Resolves `ScopeProvider` on `wrapper` (cached there)."""
+    if not _defers_annotations(wrapper.module):
+        return
+    scopes = {scope for scope in wrapper.resolve(ScopeProvider).values() if scope is not None}
+    for scope in scopes:
+        for access in scope.accesses:
+            if not access.is_annotation or access.referents or not isinstance(access.node, cst.Name):
+                continue
+            for assignment in access.scope[access.node.value]:
+                # `record_assignment`/`record_access` drop a binding below the access: the sets
+                # behind `referents` and `references` take it (tests/analysis/test_scopes.py).
+                cast("set[BaseAssignment]", access.referents).add(assignment)
+                cast("set[Access]", assignment.references).add(access)
