@@ -15,7 +15,8 @@ _FUTURE_ANNOTATIONS = m.ImportFrom(
 
 def _defers_annotations(module: cst.Module) -> bool:
     return any(
-        isinstance(statement, cst.SimpleStatementLine) and any(m.matches(s, _FUTURE_ANNOTATIONS) for s in statement.body)
+        isinstance(statement, cst.SimpleStatementLine)
+        and any(m.matches(s, _FUTURE_ANNOTATIONS) for s in statement.body)
         for statement in module.body
     )
 

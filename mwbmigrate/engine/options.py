@@ -5,6 +5,7 @@ whose results all come from the cache keys them without importing a codemod."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mwbmigrate.analysis.isolation import ProjectCallers
@@ -13,6 +14,7 @@ from mwbmigrate.analysis.project_classes import ProjectWorkers
 from mwbmigrate.analysis.signatures import ProjectSignatures
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, DerivedRelease, at_least, register_release
 from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFacts
+from mwbmigrate.rules import byte_candidate
 
 if TYPE_CHECKING:
     from mwbmigrate.codemods.base import MigrationCodemod
@@ -74,3 +76,9 @@ class TransformOptions:
         return at_least(self.target_version, codemod.SINCE) and (
             codemod.UNTIL is None or not at_least(self.target_version, codemod.UNTIL)
         )
+
+    def candidate(self, data: bytes, path: str) -> bool:
+        """The byte prefilter (`rules.byte_candidate`), or a module the project's facts make a codemod
+        act on whatever words it holds: a mixin whose worker is defined in another module
+        (analysis/project_classes.py). False proves no codemod can change the module."""
+        return byte_candidate(data) or bool(self.project_workers.of_module(Path(path).as_posix()))

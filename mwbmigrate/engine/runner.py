@@ -36,7 +36,7 @@ from mwbmigrate.engine.review_locations import MARKER_BYTES, final_review_items
 from mwbmigrate.engine.source import UnreadableFile, UnreadableSource, decode_source, read_regular_file
 from mwbmigrate.engine.vendoring import is_vendored, options_for_file, plan_vendoring
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem, RunSummary
-from mwbmigrate.rules import byte_candidate, codes_of
+from mwbmigrate.rules import codes_of
 
 _KEYWORD_USE = re.compile(r"\b(\w+)\s*=")
 # Below this many candidate files a process pool costs more than it saves.
@@ -283,7 +283,7 @@ def _first_pass(
             if progress:
                 progress(1)
             continue
-        if not byte_candidate(data):
+        if not options.candidate(data, str(discovered.path)):
             state.results[index] = FileResult(str(discovered.path), discovered.display_path, FileStatus.SKIPPED)
             if MARKER_BYTES in data:
                 state.marked[index] = data

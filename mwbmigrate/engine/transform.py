@@ -46,7 +46,6 @@ from mwbmigrate.engine.source import (
 )
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 from mwbmigrate.review import NOTE, code_kind
-from mwbmigrate.rules import byte_candidate
 
 _CR_ONLY = re.compile(r"\r(?!\n)")
 
@@ -399,7 +398,7 @@ def transform_file(
             if path.is_dir():
                 return failed("is a directory")
             data = read_regular_file(path)
-        if source_text is None and not byte_candidate(data):
+        if source_text is None and not options.candidate(data, str(path)):
             return FileResult(str(path), display_path, FileStatus.SKIPPED)
         decoded = decode_source(data)
     except UnreadableFile as error:

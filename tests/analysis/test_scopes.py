@@ -7,13 +7,7 @@ from libcst.metadata import GlobalScope, MetadataWrapper, ScopeProvider
 
 from mwbmigrate.analysis.scopes import link_deferred_annotations
 
-_BELOW = (
-    "def f(batch: Batch) -> Batch:\n"
-    "    return batch\n"
-    "\n"
-    "x: Batch\n"
-    "from m import Batch\n"
-)
+_BELOW = "def f(batch: Batch) -> Batch:\n    return batch\n\nx: Batch\nfrom m import Batch\n"
 
 
 def _references(source: str) -> tuple[int, int]:

@@ -92,3 +92,34 @@ def test_a_warm_cache_reads_the_whole_tree_facts_back_and_follows_any_change(
     assert marked() and len(passes) == 1  # read back: the same facts, no pre-pass
     (tree / "plugin/debug.py").write_text("def dump(worker, batch):\n    return None\n")
     assert not marked() and len(passes) == 2
+
+
+def test_a_mixin_whose_module_names_no_worker_is_adapted_through_the_worker_mixing_it_in(tmp_path: Path) -> None:
+    # The mixin's module holds none of the prefilter's words: only the project index, built from the
+    # other module, shows that SGLang calls its `forward_batch_generation` as a speculative worker's.
+    mixin = (
+        "class TracingMixin:\n"
+        "    def forward_batch_generation(self, batch):\n"
+        "        return super().forward_batch_generation(batch)\n"
+    )
+    worker = (
+        "from sglang.srt.speculative.eagle_worker_v2 import EAGLEWorkerV2\n"
+        "\n"
+        "from plugin.mixin import TracingMixin\n"
+        "\n"
+        "\n"
+        "class MyWorker(TracingMixin, EAGLEWorkerV2):\n"
+        "    pass\n"
+    )
+    for name, text in {"plugin/__init__.py": "", "plugin/mixin.py": mixin, "plugin/worker.py": worker}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    summary = run_rewrite([tmp_path], TransformOptions(), jobs=1)
+    rewritten = {Path(r.path).name: r.rewritten for r in summary.results if r.rewritten is not None}
+    assert rewritten == {
+        "mixin.py": (
+            "class TracingMixin:\n"
+            "    def forward_batch_generation(self, batch, on_publish=None):\n"
+            "        return super().forward_batch_generation(batch, on_publish=on_publish)\n"
+        )
+    }
