@@ -6,15 +6,33 @@ from __future__ import annotations
 
 from mwbmigrate.rule_table import PREFILTER_WORDS, RULES, Rule
 
-__all__ = ["PREFILTER_WORDS", "RULES", "Rule", "byte_candidate", "dependents", "prerequisites", "rule_by_key"]
+__all__ = [
+    "PREFILTER_WORDS",
+    "RULES",
+    "Rule",
+    "byte_candidate",
+    "dependents",
+    "holds_words_of",
+    "prerequisites",
+    "rule_by_key",
+]
 
 # What each codemod needs run with it (its REQUIRES), by code: `--select`/`--ignore` may not split them.
 PREREQUISITES: dict[str, tuple[str, ...]] = {rule.code: rule.requires for rule in RULES if rule.requires}
 
 
 def byte_candidate(data: bytes) -> bool:
-    """The byte prefilter: False proves the file cannot need a change (it is never read further)."""
+    """The byte prefilter, for any target and selection: False proves the file cannot need a change
+    (it is never read further)."""
     return any(word in data for word in PREFILTER_WORDS)
+
+
+def holds_words_of(rule: Rule, data: bytes) -> bool:
+    """Whether `data` holds one of the rule's TRIGGERS and, where it has REQUIRED_WORDS, one of them:
+    False proves the codemod cannot act on the module by what it names (`MigrationCodemod.applies_to`)."""
+    return any(word in data for word in rule.triggers) and (
+        not rule.required or any(word in data for word in rule.required)
+    )
 
 
 def rule_by_key(key: str) -> Rule | None:

@@ -42,6 +42,10 @@ class Rule(NamedTuple):
     summary: str
     requires: tuple[str, ...]  # the codes it needs run with it
     stage: str  # "first", "second" or "contract": the pass of engine/runner.py that runs it
+    triggers: tuple[bytes, ...]  # its TRIGGERS: it acts only on a module holding one (or by the project's facts)
+    required: tuple[bytes, ...]  # its REQUIRED_WORDS: and, where any, holding one of them too
+    since: str  # the first target it runs for
+    until: str | None  # the first target it no longer runs for (None: through the newest)
 
 '''
 
@@ -51,8 +55,10 @@ def render() -> str:
     lines = [_HEADER, "# fmt: off", "RULES: tuple[Rule, ...] = ("]
     for stage, codemods in stages:
         for codemod in codemods:
+            words = tuple(t.encode() for t in codemod.TRIGGERS), tuple(w.encode() for w in codemod.REQUIRED_WORDS)
             lines.append(
-                f"    Rule({codemod.CODE!r}, {codemod.NAME!r}, {codemod.SUMMARY!r}, {codemod.REQUIRES!r}, {stage!r}),"
+                f"    Rule({codemod.CODE!r}, {codemod.NAME!r}, {codemod.SUMMARY!r}, {codemod.REQUIRES!r}, {stage!r},"
+                f" {words[0]!r}, {words[1]!r}, {codemod.SINCE!r}, {codemod.UNTIL!r}),"
             )
     lines.append(")")
     lines.append("# The engine's byte prefilter: a module that holds none of these is never parsed.")

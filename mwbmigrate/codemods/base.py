@@ -359,6 +359,9 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
     # Other words `applies_to` or a visit reacts to: with TRIGGERS, a function body that holds none
     # of them is left out of what this codemod sees (engine/elision.py).
     BODY_WORDS: ClassVar[tuple[str, ...]] = ()
+    # Words of which `applies_to` needs one besides a trigger (or the project's facts): a module that
+    # holds none of them is never parsed for this codemod (the byte prefilter, mwbmigrate/rules.py).
+    REQUIRED_WORDS: ClassVar[tuple[str, ...]] = ()
     REVIEW_CODES: ClassVar[tuple[str, ...]] = ()  # every MWB1xx it may emit (review() refuses others)
     # CODEs of the codemods that must run whenever this one runs: its output is only correct, or
     # only reported, with them (earlier in the registry, or in the second pass).
@@ -527,6 +530,8 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
     @classmethod
     def applies_to(cls, text: str, state: MigrationState) -> bool:
         """A cheap textual test: False means this codemod cannot change the module (skipped)."""
+        if cls.REQUIRED_WORDS and not any(word in text for word in cls.REQUIRED_WORDS):
+            return False
         return any(trigger in text for trigger in cls.TRIGGERS) or cls.triggered_by_project(state)
 
     @classmethod

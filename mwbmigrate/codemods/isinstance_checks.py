@@ -44,7 +44,6 @@ from mwbmigrate.codemods._shared import PASS_LINE, function_facts
 from mwbmigrate.codemods.base import (
     REPORTS,
     MigrationCodemod,
-    MigrationState,
     deleted,
     kept_branch,
     settle_block,
@@ -91,13 +90,10 @@ class DropOldClassInstanceChecks(MigrationCodemod):
     NAME = "isinstance-checks"
     SUMMARY = "Keep `isinstance(x, ModelWorkerBatch)` tests on the branch they took: test ScheduleBatch where `x` held the old object, delete the branch where it held a ScheduleBatch, report where it held either."
     TRIGGERS = (OLD_CLASS,)
+    REQUIRED_WORDS = ("isinstance",)
     REVIEW_CODES = ("MWB110", "MWB150")
     REQUIRES = REPORTS
     METADATA_DEPENDENCIES = (ScopeProvider,)
-
-    @classmethod
-    def applies_to(cls, text: str, state: MigrationState) -> bool:
-        return "isinstance" in text and OLD_CLASS in text
 
     def __init__(self, context: CodemodContext) -> None:
         super().__init__(context)

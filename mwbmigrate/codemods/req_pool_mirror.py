@@ -83,6 +83,7 @@ class RepairRequestPoolMirror(MigrationCodemod):
     SUMMARY = "Restore/clear/build the `req_pool_indices_cpu` mirror in prepare_for_decode, merge_batch, filter_batch and batch builders."
     TRIGGERS = ("class ScheduleBatch(", "class ScheduleBatch:", "req_pool_idx for ")
     BODY_WORDS = ("req_pool_indices",)
+    REQUIRED_WORDS = ("req_pool_indices",)
     REVIEW_CODES = ("MWB184",)
     METADATA_DEPENDENCIES = ()
 

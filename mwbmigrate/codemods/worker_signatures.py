@@ -97,6 +97,9 @@ class MatchWorkerCallers(MigrationCodemod):
     # worker methods (a worker shaped like `TpModelWorker`, analysis.worker_classes).
     TRIGGERS = (*SGLANG_WORKERS, REGISTRY_CLASS, SHAPED_WORKER_METHOD)
     BODY_WORDS = (WORKER_METHOD,)
+    # Every change and finding is on a `forward_batch_generation` defined, installed or called: a
+    # module that never names it (most that name a worker class) has nothing to adapt.
+    REQUIRED_WORDS = (WORKER_METHOD,)
     REVIEW_CODES = ("MWB157", "MWB159", "MWB188")
     SINCE = DEFAULT_TARGET_VERSION
     BOUNDARIES = worker_boundaries(DEFAULT_TARGET_VERSION)
@@ -112,12 +115,6 @@ class MatchWorkerCallers(MigrationCodemod):
         self._handed_mapping: dict[int, str] = {}  # overrides whose `**mapping` super() gets (by id)
         self._patched: dict[str, str | None] = {}  # module function installed as a worker method -> the saved original
         self._undecided: set[str] = set()  # mixins of workers of different kinds (MWB188)
-
-    @classmethod
-    def applies_to(cls, text: str, state: MigrationState) -> bool:
-        # Every change and finding is on a `forward_batch_generation` defined, installed or called:
-        # a module that never names it (most that name a worker class) has nothing to adapt.
-        return WORKER_METHOD in text and super().applies_to(text, state)
 
     @classmethod
     def triggered_by_project(cls, state: MigrationState) -> bool:

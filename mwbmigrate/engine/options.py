@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mwbmigrate.analysis.isolation import ProjectCallers
-from mwbmigrate.analysis.names import RUNTIME_MODULE
+from mwbmigrate.analysis.names import RUNTIME_MODULE, ModuleLocation
 from mwbmigrate.analysis.project_classes import ProjectWorkers
 from mwbmigrate.analysis.signatures import ProjectSignatures
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, DerivedRelease, at_least, register_release
 from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFacts
-from mwbmigrate.rules import byte_candidate
+from mwbmigrate.rules import RULES, byte_candidate, holds_words_of
 
 if TYPE_CHECKING:
     from mwbmigrate.codemods.base import MigrationCodemod
@@ -69,16 +69,26 @@ class TransformOptions:
     def runs(self, codemod: type[MigrationCodemod]) -> bool:
         """Not disabled, and the target is a release the codemod models (django-upgrade's
         `min_version`): from its SINCE up to, not including, its UNTIL."""
-        if codemod.CODE in self.disabled or codemod.NAME in self.disabled:
+        return self._runs(codemod.CODE, codemod.NAME, codemod.SINCE, codemod.UNTIL)
+
+    def _runs(self, code: str, name: str, since: str, until: str | None) -> bool:
+        if code in self.disabled or name in self.disabled:
             return False
         if self.derived_release is not None:
             register_release(self.derived_release)  # in this process too (a worker of the pool)
-        return at_least(self.target_version, codemod.SINCE) and (
-            codemod.UNTIL is None or not at_least(self.target_version, codemod.UNTIL)
-        )
+        return at_least(self.target_version, since) and (until is None or not at_least(self.target_version, until))
 
     def candidate(self, data: bytes, path: str) -> bool:
-        """The byte prefilter (`rules.byte_candidate`), or a module the project's facts make a codemod
-        act on whatever words it holds: a mixin whose worker is defined in another module
-        (analysis/project_classes.py). False proves no codemod can change the module."""
-        return byte_candidate(data) or bool(self.project_workers.of_module(Path(path).as_posix()))
+        """The byte prefilter: a codemod that runs for these options holds the words it needs in
+        `data` (`rules.holds_words_of`), or the project's facts make one act on the module whatever
+        words it holds: a mixin whose worker is defined in another module (analysis/project_classes.py);
+        or it is SGLang's `schedule_batch.py`, which class-removal completes whatever it names.
+        False proves no codemod can change the module."""
+        if byte_candidate(data) and any(
+            self._runs(rule.code, rule.name, rule.since, rule.until) and holds_words_of(rule, data)
+            for rule in RULES
+            if rule.stage != "contract"  # it marks only what the contract step hands it, on any file
+        ):
+            return True
+        location = ModuleLocation(Path(path).as_posix(), self.extra_modules)
+        return location.is_schedule_batch_module or bool(self.project_workers.of_module(location.path))

@@ -234,3 +234,37 @@ def test_a_trigger_of_a_codemod_the_target_does_not_run_or_cannot_act_on_parses_
     assert _needs(source, options=options) is parsed
     outcome = transform_source(source, PLUGIN, options, CODEMODS)
     assert (outcome.text != source or bool(outcome.review_items)) is parsed
+
+
+def test_every_fixture_module_the_byte_prefilter_skips_at_a_target_is_one_the_transform_leaves_alone() -> None:
+    """The byte prefilter counts only the words of the codemods that run for the target, and a
+    codemod's REQUIRED_WORDS beside its TRIGGERS."""
+    narrowed = []
+    for target in ("0.5.13", "0.5.16", "0.5.23"):
+        options = TransformOptions(target_version=target)
+        for module, path in _fixture_modules():
+            data = module.read_bytes()
+            if not byte_candidate(data) or options.candidate(data, path):
+                continue
+            narrowed.append(module)
+            text = data.decode("utf-8")
+            outcome = transform_source(text, path, options, CODEMODS)
+            assert (outcome.text, outcome.review_items) == (text, ()), (target, module.relative_to(FIXTURES))
+    assert len(narrowed) >= 5, "no fixture exercises the narrowing: the test would prove nothing"
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "candidate"),
+    [
+        ("done = batch.is_spec_v2\n", "0.5.13", False),  # removed-fields runs from 0.5.14
+        ("done = batch.is_spec_v2\n", "0.5.14", True),
+        ("class Worker(TpModelWorker):\n    pass\n", "0.5.23", False),  # no forward_batch_generation
+        ("class Worker(TpModelWorker):\n    def forward_batch_generation(self, b):\n        pass\n", "0.5.13", True),
+        ("def f(b):\n    return [r.req_pool_idx for r in b.reqs]\n", "0.5.13", False),  # no req_pool_indices
+    ],
+)
+def test_the_byte_prefilter_counts_the_words_of_the_codemods_that_run(
+    source: str, target: str, candidate: bool
+) -> None:
+    assert byte_candidate(source.encode())
+    assert TransformOptions(target_version=target).candidate(source.encode(), PLUGIN) is candidate
