@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Optional, Sequence, cast
 
@@ -222,6 +223,10 @@ def kept_lines(statement: cst.CSTNode) -> list[cst.EmptyLine]:
     comment ending its line. A compound statement deleted whole takes what is inside it along."""
     lines = list(getattr(statement, "leading_lines", ()))
     if isinstance(statement, cst.SimpleStatementLine):
+        inside = _Comments()
+        for small in statement.body:
+            small.visit(inside)  # between the tokens of a call or an expression that spans lines
+        lines += [cst.EmptyLine(comment=cst.Comment(text)) for text in inside.found]
         lines += comment_line(statement.trailing_whitespace)
     return lines
 
@@ -229,25 +234,117 @@ def kept_lines(statement: cst.CSTNode) -> list[cst.EmptyLine]:
 # A tool's directive about the line it ends (`# type: X`, `# noqa`, `# pylint: disable=...`): on a
 # line of its own it would mean something else (mypy reads `# type: ignore` above a module's first
 # statement as "ignore the module", pylint a disable as "for the rest of the scope").
-_LINE_DIRECTIVE = re.compile(r"#\s*(type:|noqa\b|pragma\b|pylint:|mypy:|pyright:|fmt:|isort:|ruff:|nosec\b)", re.I)
-_NEXT_COMMENT = re.compile(r"\s+(?=#)")
+# Spelled as each tool reads it: mypy's `type:` is lower case (`# Type: the snapshot` is prose), while
+# flake8 and ruff take `# NOQA` and coverage `# PRAGMA: NO COVER`.
+_LINE_DIRECTIVE = re.compile(r"#\s*(type:|(?i:noqa)\b|(?i:pragma)\b|pylint:|mypy:|pyright:|fmt:|isort:|ruff:|nosec\b)")
+_BEFORE_NEXT_COMMENT = re.compile(r"(\s+)(?=#)")
+
+
+def _without_directives(text: str) -> str:
+    """A line's comment without an earlier run's markers and the tools' directives in it; the rest,
+    spacing included, as the user wrote it."""
+    marker = text.find(MARKER_PREFIX)
+    text = text[:marker] if marker >= 0 else text
+    parts = _BEFORE_NEXT_COMMENT.split(text)  # comment, spacing, comment, ...
+    kept = ""
+    for index in range(0, len(parts), 2):
+        part = parts[index].strip()
+        if part and not _LINE_DIRECTIVE.match(part):
+            kept += (parts[index - 1] if kept else "") + part
+    return kept
 
 
 def comment_line(whitespace: cst.TrailingWhitespace) -> list[cst.EmptyLine]:
     """The comment ending a line whose code goes, as a line of its own. What was about that code
     alone goes with it: an earlier run's markers, and the tools' directives on it."""
-    text = whitespace.comment.value if whitespace.comment is not None else ""
-    marker = text.find(MARKER_PREFIX)
-    text = text[:marker] if marker >= 0 else text
-    text = "  ".join(p.strip() for p in _NEXT_COMMENT.split(text) if p.strip() and not _LINE_DIRECTIVE.match(p))
+    text = _without_directives(whitespace.comment.value if whitespace.comment is not None else "")
     return [cst.EmptyLine(comment=cst.Comment(text))] if text else []
 
 
-def kept_branch(leading: Sequence[cst.EmptyLine], suite: cst.BaseSuite) -> list[cst.BaseStatement]:
+# -- a statement rewritten in place keeps the comments inside it -------------------------------------
+#
+# A codemod that rebuilds an expression (a `Union` collapsed, an `isinstance` tuple narrowed, a call
+# dropped for the name it was bound to) takes the comments between its tokens with it. Whatever
+# comment a statement held and its rewrite no longer does goes above it, as a line of its own: for a
+# compound statement, what its header held (the suites are theirs to keep).
+
+_SUITES = (cst.BaseSuite, cst.If, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.MatchCase)
+
+
+class _Comments(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: list[str] = []
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        if node.value.startswith((MARKER_PREFIX, MARKER_CONTINUATION)):
+            return
+        text = _without_directives(node.value)
+        if text:
+            self.found.append(text)
+
+
+def _statement_comments(statement: cst.CSTNode) -> list[str]:
+    """The user's comments in a simple statement, or in a compound statement's header."""
+    collector = _Comments()
+    if isinstance(statement, cst.SimpleStatementLine):
+        statement.visit(collector)
+        return collector.found
+    for child in statement.children:
+        if not isinstance(child, _SUITES):
+            child.visit(collector)
+    body = getattr(statement, "body", None)
+    if isinstance(body, cst.IndentedBlock):
+        body.header.visit(collector)
+    elif isinstance(body, cst.SimpleStatementSuite):
+        body.trailing_whitespace.visit(collector)
+    return collector.found
+
+
+def with_comments_kept(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+    """`updated`, a rewrite of `original`, with the comments it lost above it."""
+    if not isinstance(updated, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) or type(original) is not type(
+        updated
+    ):
+        return updated
+    remaining = Counter(_statement_comments(updated))
+    lost = []
+    for text in _statement_comments(original):
+        if remaining[text] > 0:
+            remaining[text] -= 1
+        else:
+            lost.append(cst.EmptyLine(comment=cst.Comment(text)))
+    if not lost:
+        return updated
+    return updated.with_changes(leading_lines=[*updated.leading_lines, *lost])
+
+
+def test_comments(statement: cst.If) -> list[cst.EmptyLine]:
+    """The comments between the tokens of an `if`'s test (a parenthesised condition over lines)."""
+    inside = _Comments()
+    for part in (statement.whitespace_before_test, statement.test, statement.whitespace_after_test):
+        part.visit(inside)
+    return [cst.EmptyLine(comment=cst.Comment(text)) for text in inside.found]
+
+
+def comments_above_later_branches(branch: cst.If) -> list[cst.EmptyLine]:
+    """The comment lines above each `elif`/`else` after `branch`'s own: between the branches, not
+    inside the code of those that go."""
+    lines: list[cst.EmptyLine] = []
+    later: cst.If | cst.Else | None = branch.orelse
+    while later is not None:
+        lines += [line for line in later.leading_lines if line.comment is not None]
+        later = later.orelse if isinstance(later, cst.If) else None
+    return lines
+
+
+def kept_branch(
+    leading: Sequence[cst.EmptyLine], suite: cst.BaseSuite, after: Sequence[cst.EmptyLine] = ()
+) -> list[cst.BaseStatement]:
     """The statements of the one branch kept in place of its compound statement, and every comment
     around them: `leading` (the statement's lines, then those above the branch's own `else`/`elif`)
-    and the branch header's comment open them; the block's footer follows them, as a stand-in that
-    the enclosing block settles."""
+    and the branch header's comment open them; the block's footer, then `after` (the comments
+    above the branches that go after it), follow them, as a stand-in that the enclosing block
+    settles."""
     if isinstance(suite, cst.SimpleStatementSuite):
         statements: list[cst.BaseStatement] = [
             cst.SimpleStatementLine(body=suite.body, trailing_whitespace=suite.trailing_whitespace)
@@ -259,6 +356,8 @@ def kept_branch(leading: Sequence[cst.EmptyLine], suite: cst.BaseSuite) -> list[
         header = comment_line(block.header)
         if any(line.comment is not None for line in block.footer):
             statements.append(_Deleted(body=[cst.Pass()], leading_lines=block.footer))
+    if after:
+        statements.append(_Deleted(body=[cst.Pass()], leading_lines=after))
     first = statements[0]
     statements[0] = first.with_changes(leading_lines=[*leading, *header, *getattr(first, "leading_lines", ())])
     return statements
@@ -518,6 +617,12 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
             ):
                 self._gated_depth -= 1
             updated = super().on_leave(original_node, updated_node)
+            if (
+                updated is not original_node
+                and isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+                and isinstance(updated, cst.CSTNode)
+            ):
+                updated = with_comments_kept(original_node, updated)
         self._ancestors.pop()
         if isinstance(original_node, cst.TrailingWhitespace):
             self._findings.moved(original_node, updated)  # earlier codemods' findings follow the line

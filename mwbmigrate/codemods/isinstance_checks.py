@@ -44,10 +44,12 @@ from mwbmigrate.codemods._shared import PASS_LINE, function_facts
 from mwbmigrate.codemods.base import (
     REPORTS,
     MigrationCodemod,
+    comments_above_later_branches,
     deleted,
     kept_branch,
     settle_block,
     settle_module,
+    test_comments,
 )
 
 _Node = TypeVar("_Node", bound=cst.CSTNode)
@@ -364,9 +366,13 @@ class DropOldClassInstanceChecks(MigrationCodemod):
         if kept is None:
             return self._removed(original, parent, reason)
         above = list(updated.leading_lines)
-        if not negated and isinstance(updated.orelse, cst.Else):
+        after: list[cst.EmptyLine] = []
+        if negated:
+            above += test_comments(updated)  # the test of the branch that stays
+            after = comments_above_later_branches(updated)
+        elif isinstance(updated.orelse, cst.Else):
             above += updated.orelse.leading_lines  # those above `else:` are about the branch that stays
-        statements = kept_branch(above, kept)
+        statements = kept_branch(above, kept, after)
         statements[0] = self._marked(statements[0], reason)
         return cst.FlattenSentinel(statements)
 

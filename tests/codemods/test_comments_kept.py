@@ -35,7 +35,7 @@ from tests.soundness.harness import migrate as soundness_migrate
 _PIECE = re.compile(r"\s+(?=#)")
 _OLD_CLASS = re.compile(rf"\b{OLD_CLASS}\b")
 # Tools' directives about the line they end: they go with its code (and only then).
-_DIRECTIVE = re.compile(r"#\s*(type:|noqa\b|pragma\b|pylint:|mypy:|pyright:|fmt:|isort:|ruff:|nosec\b)", re.I)
+_DIRECTIVE = re.compile(r"#\s*(type:|(?i:noqa)\b|(?i:pragma)\b|pylint:|mypy:|pyright:|fmt:|isort:|ruff:|nosec\b)")
 
 
 def _comment_tokens(text: str) -> list[tuple[int, int, str]]:

@@ -38,11 +38,13 @@ from mwbmigrate.analysis.version_gates import (
 )
 from mwbmigrate.codemods.base import (
     MigrationState,
+    comments_above_later_branches,
     deleted,
     is_deleted,
     kept_branch,
     settle_block,
     settle_module,
+    test_comments,
     tidy_block_start,
 )
 from mwbmigrate.codemods.wild_shapes.facts import code, method_classes
@@ -168,8 +170,10 @@ def _handler_on_new_api(node: cst.Try) -> cst.ExceptHandler | None:
     return None
 
 
-def _as_statements(block: cst.BaseSuite, leading: Sequence[cst.EmptyLine]) -> list[cst.BaseStatement]:
-    return kept_branch(leading, block) if block.body else []
+def _as_statements(
+    block: cst.BaseSuite, leading: Sequence[cst.EmptyLine], after: Sequence[cst.EmptyLine] = ()
+) -> list[cst.BaseStatement]:
+    return kept_branch(leading, block, after) if block.body else []
 
 
 def _branch_leading(statement: cst.If, branch: cst.If | cst.Else) -> list[cst.EmptyLine]:
@@ -274,8 +278,9 @@ class _CollapseTests(_TidyBlocks):
             if value:
                 other = branch.orelse.body if isinstance(branch.orelse, cst.Else) and first else None
                 body = _snapshot_twin(branch.body, other) if other is not None else branch.body
+                leading = [*_branch_leading(updated_node, branch), *test_comments(branch)]
                 return (
-                    cst.FlattenSentinel(_as_statements(body, _branch_leading(updated_node, branch)))
+                    cst.FlattenSentinel(_as_statements(body, leading, comments_above_later_branches(branch)))
                     if _has_statements(body)
                     else deleted(updated_node)
                 )
