@@ -6,6 +6,7 @@ import no codemod.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -32,6 +33,11 @@ UPSTREAM_RENAMED_PARAMETERS: dict[str, dict[str, str]] = {
 
 # One-shot per-forward overrides that moved onto ScheduleBatch; `ForwardBatch.init_new` consumes them.
 ONE_SHOT_OVERRIDES = ("seq_lens_cpu_cache", "capture_hidden_mode", "return_hidden_states_before_norm")
+
+# `# type: X` (not `# type: ignore[...]`): only type checkers read it, so a class in it can be respelled.
+TYPE_COMMENT = re.compile(r"#\s*type:\s*(?!ignore\b)")
+# The data-flow line of SGLang's docstrings that the docstrings codemod rewrites.
+OLD_FLOW = "ScheduleBatch -> ModelWorkerBatch -> ForwardBatch"
 
 MARKER_PREFIX = "# mwbmigrate: "
 MARKER_CONTINUATION = "#   "  # the wrapped lines of a marker written above its statement

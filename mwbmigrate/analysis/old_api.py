@@ -14,7 +14,10 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import QualifiedName, QualifiedNameSource, Scope
 
-from mwbmigrate.analysis.names import ModuleLocation
+from mwbmigrate.analysis.names import (
+    TYPE_COMMENT as TYPE_COMMENT,  # TODO(imports.py) take it from names
+    ModuleLocation,
+)
 
 OLD_CLASS = "ModelWorkerBatch"
 NEW_CLASS = "ScheduleBatch"
@@ -98,8 +101,6 @@ OLD_API_BYTES = re.compile(rb"ModelWorkerBatch|model_worker_batch")
 # What any codemod can act on (the engine's prefilter) is the union of their TRIGGERS: mwbmigrate.rules.byte_candidate.
 
 SCHEDULE_BATCH_MODULE_SUFFIX = "managers.schedule_batch"
-# `# type: X` (not `# type: ignore[...]`): only type checkers read it, so a class in it can be respelled.
-TYPE_COMMENT = re.compile(r"#\s*type:\s*(?!ignore\b)")
 
 
 def is_sglang_schedule_batch_module(module: str, location: ModuleLocation) -> bool:

@@ -231,11 +231,11 @@ def kept_lines(statement: cst.CSTNode) -> list[cst.EmptyLine]:
     return lines
 
 
-# A tool's directive about the line it ends (`# type: X`, `# noqa`, `# pylint: disable=...`): on a
+# A tool's directive about the line it ends (`# type: X`, a noqa, `# pylint: disable=...`): on a
 # line of its own it would mean something else (mypy reads `# type: ignore` above a module's first
 # statement as "ignore the module", pylint a disable as "for the rest of the scope").
 # Spelled as each tool reads it: mypy's `type:` is lower case (`# Type: the snapshot` is prose), while
-# flake8 and ruff take `# NOQA` and coverage `# PRAGMA: NO COVER`.
+# flake8 and ruff take an upper-case NOQA, and coverage an upper-case PRAGMA.
 _LINE_DIRECTIVE = re.compile(r"#\s*(type:|(?i:noqa)\b|(?i:pragma)\b|pylint:|mypy:|pyright:|fmt:|isort:|ruff:|nosec\b)")
 _BEFORE_NEXT_COMMENT = re.compile(r"(\s+)(?=#)")
 

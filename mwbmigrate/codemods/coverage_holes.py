@@ -20,8 +20,8 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.metadata import ScopeProvider
 
-from mwbmigrate.analysis.names import OLD_PARAMETER
-from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_METHOD, TYPE_COMMENT, old_class_spellings
+from mwbmigrate.analysis.names import OLD_PARAMETER, TYPE_COMMENT
+from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_METHOD, old_class_spellings
 from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.codemods.base import MARKER_PREFIX, MigrationCodemod, NodeSet
 

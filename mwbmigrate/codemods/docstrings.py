@@ -12,9 +12,9 @@ import re
 
 import libcst as cst
 
+from mwbmigrate.analysis.names import OLD_FLOW
 from mwbmigrate.codemods.base import OLD_API, MigrationCodemod, MigrationState
 
-OLD_FLOW = "ScheduleBatch -> ModelWorkerBatch -> ForwardBatch"
 NEW_FLOW = "ScheduleBatch -> ForwardBatch"
 # "- ModelWorkerBatch is managed by ..." and its indented continuation lines.
 _OLD_BULLET = re.compile(r"^([ \t]*)- ModelWorkerBatch\b.*\n(?:\1[ \t]+\S.*\n)*", re.MULTILINE)

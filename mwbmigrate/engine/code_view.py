@@ -22,11 +22,17 @@ import io
 import re
 import tokenize
 import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from mwbmigrate.analysis.old_api import TYPE_COMMENT
-from mwbmigrate.codemods.base import MigrationCodemod, MigrationState
-from mwbmigrate.codemods.docstrings import OLD_FLOW
-from mwbmigrate.engine.source import source_lines
+from mwbmigrate.analysis.names import OLD_FLOW, TYPE_COMMENT, ModuleLocation
+from mwbmigrate.analysis.settled import SETTLED, ModuleAtTarget
+from mwbmigrate.engine.options import TransformOptions
+from mwbmigrate.engine.source import UnreadableSource, decode_source, source_lines
+from mwbmigrate.rules import RULES
+
+if TYPE_CHECKING:  # no LibCST here: the engine's prefilter reads a module's code before it imports any
+    from mwbmigrate.codemods.base import MigrationCodemod, MigrationState
 
 _OLD_WORDS = re.compile(r"ModelWorkerBatch|model_worker_batch")
 _PROSE = (tokenize.COMMENT, tokenize.STRING)
@@ -102,3 +108,49 @@ def triggered(codemod: type[MigrationCodemod], view: str, state: MigrationState 
     if not triggers or any(trigger in view for trigger in triggers):
         return True
     return state is not None and codemod.triggered_by_project(state)
+
+
+_CR_ONLY = re.compile(r"\r(?!\n)")
+
+
+# class-removal completes SGLang's `schedule_batch.py` whatever words it holds (its `applies_to`).
+SCHEDULE_BATCH_MODULE_RULE = "MWB009"
+
+
+def code_candidate(data: bytes, path: str, options: TransformOptions) -> bool:
+    """The prefilter as far as it goes without LibCST: False proves that no codemod that runs for
+    `options` can change the module or report on it.
+
+    A codemod acts only where one of its TRIGGERS is in code and one of its REQUIRED_WORDS, where it
+    has any, is in the text (`triggered` and `MigrationCodemod.applies_to`), or where the project's
+    facts say it does; class-removal acts on SGLang's `schedule_batch.py`. Of those, a codemod that
+    can tell the module has nothing left for it (analysis/settled.py) does not count. What cannot
+    be read, or read as tokens, is a candidate: the transform says why."""
+    if not options.candidate(data, path):
+        return False
+    location = ModuleLocation(Path(path).as_posix(), options.extra_modules)
+    if options.project_workers.of_module(location.path):
+        return True
+    try:
+        text = decode_source(data).text
+    except UnreadableSource:
+        return True
+    if _CR_ONLY.search(text):
+        return True
+    view = code_view(text)
+    if view is None:
+        return True  # the old API in code (or no tokens): every rule on it has work there
+    code = view.encode("utf-8", "surrogateescape")
+    module = ModuleAtTarget(text, location, options.target_version, options.clear_emptied_batches)
+    for rule in RULES:
+        if rule.stage == "contract" or not options.runs_rule(rule):
+            continue
+        located = location.is_schedule_batch_module and rule.code == SCHEDULE_BATCH_MODULE_RULE
+        # A trigger in code, as `triggered` reads it; a required word anywhere, as `applies_to` does.
+        worded = any(word in code for word in rule.triggers) and (
+            not rule.required or any(word in data for word in rule.required)
+        )
+        settled = SETTLED.get(rule.code)
+        if (located or worded) and (settled is None or not settled(module)):
+            return True
+    return False

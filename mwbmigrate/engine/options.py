@@ -14,7 +14,7 @@ from mwbmigrate.analysis.project_classes import ProjectWorkers
 from mwbmigrate.analysis.signatures import ProjectSignatures
 from mwbmigrate.analysis.target_versions import DEFAULT_TARGET_VERSION, DerivedRelease, at_least, register_release
 from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFacts
-from mwbmigrate.rules import RULES, byte_candidate, holds_words_of
+from mwbmigrate.rules import RULES, Rule, byte_candidate, holds_words_of
 
 if TYPE_CHECKING:
     from mwbmigrate.codemods.base import MigrationCodemod
@@ -71,6 +71,10 @@ class TransformOptions:
         `min_version`): from its SINCE up to, not including, its UNTIL."""
         return self._runs(codemod.CODE, codemod.NAME, codemod.SINCE, codemod.UNTIL)
 
+    def runs_rule(self, rule: Rule) -> bool:
+        """`runs`, for a rule of the plain-data registry (mwbmigrate/rule_table.py)."""
+        return self._runs(rule.code, rule.name, rule.since, rule.until)
+
     def _runs(self, code: str, name: str, since: str, until: str | None) -> bool:
         if code in self.disabled or name in self.disabled:
             return False
@@ -85,7 +89,7 @@ class TransformOptions:
         or it is SGLang's `schedule_batch.py`, which class-removal completes whatever it names.
         False proves no codemod can change the module."""
         if byte_candidate(data) and any(
-            self._runs(rule.code, rule.name, rule.since, rule.until) and holds_words_of(rule, data)
+            self.runs_rule(rule) and holds_words_of(rule, data)
             for rule in RULES
             if rule.stage != "contract"  # it marks only what the contract step hands it, on any file
         ):

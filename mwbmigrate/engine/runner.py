@@ -27,6 +27,7 @@ from mwbmigrate.analysis.signatures import ProjectSignatures, RenamedSignature, 
 from mwbmigrate.analysis.target_versions import RENAMED_KEYWORD_METHODS
 from mwbmigrate.analysis.tree_facts import OwnWorkerBatchFields, WindowFacts, WindowFactsScan, own_worker_batch_fields
 from mwbmigrate.engine.cache import ResultCache
+from mwbmigrate.engine.code_view import code_candidate
 from mwbmigrate.engine.contract_scope import ContractBreak, ContractScope, in_sglang_package, owed_breaks
 from mwbmigrate.engine.discovery import DiscoveredFile, Discovery, discover
 from mwbmigrate.engine.formatting import Formatter, format_result
@@ -123,7 +124,8 @@ class ProjectFacts:
 
 
 def _project_facts(files: Sequence[DiscoveredFile], options: TransformOptions) -> ProjectFacts:
-    """The pre-pass over `files` (their bytes read already; an unreadable file is left out):
+    """The pre-pass over `files` (their bytes read already; an unreadable file is left out), with
+    `options.project_workers` read already (`_project_workers`):
 
     - which of SGLang's methods whose keywords a release renamed the tree defines outside SGLang's
       own modules: a call on a receiver nothing types may then be the tree's own method
@@ -136,7 +138,6 @@ def _project_facts(files: Sequence[DiscoveredFile], options: TransformOptions) -
       fields the tree's own `ModelWorkerBatch` adds to 0.5.12.post1's (a fork of SGLang)."""
     defined: set[str] = set()
     window = WindowFactsScan()
-    classes = ProjectClassScan()
     request_mirror: bool | None = None
     own = OwnWorkerBatchFields()
     readable: list[bytes] = []
@@ -151,13 +152,22 @@ def _project_facts(files: Sequence[DiscoveredFile], options: TransformOptions) -
             request_mirror = bool(request_mirror) or b"req_pool_indices_cpu" in data
             if b"class ModelWorkerBatch" in data:
                 own = own_worker_batch_fields(data)
-        if location.inside_sglang:
-            continue
-        classes.feed(location.path, discovered.display_path, data)
-        defined.update(name for name in RENAMED_KEYWORD_METHODS if f"def {name}".encode() in data)
+        if not location.inside_sglang:
+            defined.update(name for name in RENAMED_KEYWORD_METHODS if f"def {name}".encode() in data)
     return ProjectFacts(
-        request_mirror, own, scan_callers(readable), frozenset(defined), window.facts(), classes.workers()
+        request_mirror, own, scan_callers(readable), frozenset(defined), window.facts(), options.project_workers
     )
+
+
+def _project_workers(files: Sequence[DiscoveredFile], options: TransformOptions) -> ProjectWorkers:
+    """The project index of worker classes (analysis/project_classes.py): the first of the pre-pass's
+    facts, and the one the prefilter needs (a mixin's module may name no worker)."""
+    classes = ProjectClassScan()
+    for discovered in files:
+        location = ModuleLocation(Path(discovered.path).as_posix(), options.extra_modules)
+        if discovered.data is not None and not location.inside_sglang:
+            classes.feed(location.path, discovered.display_path, discovered.data)
+    return classes.workers()
 
 
 def _cached_project_facts(
@@ -264,15 +274,18 @@ class _FirstPass:
 
 def _first_pass(
     files: list[DiscoveredFile],
+    prefilter_options: TransformOptions,
     options_of: Callable[[DiscoveredFile], TransformOptions],
     jobs: int,
     progress: Progress | None,
     cache: ResultCache | None,
 ) -> _FirstPass:
+    """`prefilter_options`: the run's options with the facts the prefilter reads (the project's
+    workers); `options_of`: a file's whole options, asked only for a file the prefilter keeps (the
+    rest of the pre-pass runs then, once)."""
     state = _FirstPass({}, {}, {}, {}, set())
     work: list[tuple[int, _PassOne, int]] = []
     for index, discovered in enumerate(files):
-        options = options_of(discovered)
         try:
             data = _read(discovered)
         except UnreadableFile as error:
@@ -283,7 +296,7 @@ def _first_pass(
             if progress:
                 progress(1)
             continue
-        if not options.candidate(data, str(discovered.path)):
+        if not prefilter_options.candidate(data, str(discovered.path)):
             state.results[index] = FileResult(str(discovered.path), discovered.display_path, FileStatus.SKIPPED)
             if MARKER_BYTES in data:
                 state.marked[index] = data
@@ -291,6 +304,15 @@ def _first_pass(
                 progress(1)
             continue
         state.data[index] = data
+        if not code_candidate(data, str(discovered.path), prefilter_options):
+            # Its words are in prose only, or no codemod has work left in it (a migrated module):
+            # pass 2 still reads it, for a keyword caller.
+            state.results[index] = FileResult(str(discovered.path), discovered.display_path, FileStatus.SKIPPED)
+            state.prose_only.add(index)
+            if progress:
+                progress(1)
+            continue
+        options = options_of(discovered)
         if cache is not None:
             # Not the absolute path: a copy of the tree elsewhere gets the same results.
             location = ModuleLocation(Path(discovered.path).as_posix(), options.extra_modules).sglang_context
@@ -491,9 +513,17 @@ def run_rewrite(
         discovery.files = [by_path.get(f.path) or _read_once([f])[0] for f in discovery.files]
     else:
         whole_tree = discovery.files = _read_once(discovery.files)
-    facts = _cached_project_facts(whole_tree, options, cache)
-    # Each fact is the TransformOptions field of the same name.
-    options = replace(options, **{f.name: getattr(facts, f.name) for f in fields(facts)})
+    prefilter_options = replace(options, project_workers=_project_workers(whole_tree, options))
+    with_facts: list[TransformOptions] = []
+
+    def run_options() -> TransformOptions:
+        """The options with every fact of the pre-pass, read the first time a file needs them: a tree
+        the prefilter leaves whole (a `--check` of a migrated tree) never reads the rest."""
+        if not with_facts:
+            facts = _cached_project_facts(whole_tree, prefilter_options, cache)
+            # Each fact is the TransformOptions field of the same name.
+            with_facts.append(replace(options, **{f.name: getattr(facts, f.name) for f in fields(facts)}))
+        return with_facts[0]
 
     def file_options(base: TransformOptions, path: Path, display_path: str) -> TransformOptions:
         return options_for_file(base, path, display_path) if vendor_runtime else base
@@ -510,7 +540,8 @@ def run_rewrite(
     progress = progress_factory(len(discovery.files)) if progress_factory else None
     first = _first_pass(
         discovery.files,
-        lambda f: file_options(options, f.path, f.display_path),
+        prefilter_options,
+        lambda f: file_options(run_options(), f.path, f.display_path),
         jobs,
         progress,
         cache,
@@ -519,7 +550,7 @@ def run_rewrite(
 
     signatures = merge_signatures(results)
     if signatures:
-        second_options = replace(options, project_signatures=signatures)
+        second_options = replace(run_options(), project_signatures=signatures)
         _second_pass(
             first,
             results,
@@ -530,7 +561,7 @@ def run_rewrite(
         )
     if contract is not None:
         scope = _contract_pass(
-            first, results, contract, lambda r: file_options(options, Path(r.path), r.display_path), jobs
+            first, results, contract, lambda r: file_options(run_options(), Path(r.path), r.display_path), jobs
         )
         summary.contract_breaks = scope.owed
         summary.contract_elsewhere = dict(sorted(scope.elsewhere.items()))
