@@ -14,10 +14,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import QualifiedName, QualifiedNameSource, Scope
 
-from mwbmigrate.analysis.names import (
-    TYPE_COMMENT as TYPE_COMMENT,  # TODO(imports.py) take it from names
-    ModuleLocation,
-)
+from mwbmigrate.analysis.names import ModuleLocation
 
 OLD_CLASS = "ModelWorkerBatch"
 NEW_CLASS = "ScheduleBatch"

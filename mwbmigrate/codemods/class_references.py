@@ -30,10 +30,10 @@ from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import QualifiedNameSource, ScopeProvider
 
 from mwbmigrate.analysis.calls import callee_name
+from mwbmigrate.analysis.names import TYPE_COMMENT
 from mwbmigrate.analysis.old_api import (
     NEW_CLASS,
     OLD_CLASS,
-    TYPE_COMMENT,
     OldClassSpellings,
     is_alias_use,
     old_class_spellings,

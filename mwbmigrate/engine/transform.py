@@ -31,6 +31,7 @@ from mwbmigrate.codemods.base import (
     settle_module,
 )
 from mwbmigrate.codemods.findings import Finding, FindingStore, PassFindings, RenderFindings, placed_findings
+from mwbmigrate.codemods.imports import inner_comments, with_deleted_comments, without_aliases
 from mwbmigrate.codemods.wild_shapes import ReportWildShapes, collapse_version_gates, imports_foreign_old_class
 from mwbmigrate.engine.code_view import code_view, triggered
 from mwbmigrate.engine.elision import elide, restored_line
@@ -84,17 +85,28 @@ def _review_items(
 
 def _pruned_imports(context: CodemodContext, module: cst.Module, findings: FindingStore) -> cst.Module:
     """RemoveImportsVisitor's output, with the findings following the statements it rebuilds (on
-    this very module: the visitor's own `transform_module` would work on a deep copy of it)."""
+    this very module: the visitor's own `transform_module` would work on a deep copy of it), and
+    every comment of the imports it prunes kept (codemods/imports.py `without_aliases`)."""
     visitor = RemoveImportsVisitor(context)
     moves = findings.begin()
     original_on_leave = visitor.on_leave
+    deleted_comments: list[cst.EmptyLine] = []  # inside the imports removed from the current line
 
     def on_leave(original_node: cst.CSTNode, updated_node: cst.CSTNode) -> object:
         updated = original_on_leave(original_node, updated_node)
         if isinstance(original_node, cst.TrailingWhitespace):
             moves.moved(original_node, updated)
+        # The visitor drops the comments of the names it removes, and those of the name left last:
+        # the names it kept are taken out of the original list again, every comment kept.
+        elif isinstance(updated_node, cst.ImportFrom) and isinstance(updated, cst.ImportFrom):
+            removed = _pruned_aliases(updated_node, updated) if updated is not updated_node else []
+            return without_aliases(updated_node, removed) if removed else updated
+        elif isinstance(updated_node, cst.ImportFrom) and isinstance(updated, cst.RemovalSentinel):
+            deleted_comments.extend(inner_comments(updated_node))
         # An import line left with no name goes, its comments stay (codemods/base.py `deleted`).
         elif isinstance(original_node, cst.SimpleStatementLine) and isinstance(updated, cst.SimpleStatementLine):
+            updated = with_deleted_comments(updated, deleted_comments)
+            deleted_comments.clear()
             return deleted(updated) if original_node.body and not updated.body else updated
         elif isinstance(original_node, cst.IndentedBlock) and isinstance(updated, cst.IndentedBlock):
             return settle_block(original_node, updated)
@@ -110,6 +122,28 @@ def _pruned_imports(context: CodemodContext, module: cst.Module, findings: Findi
         pruned = visitor.transform_module_impl(wrapper.module)
     findings.commit(moves, adopted=True)
     return pruned
+
+
+def _pruned_aliases(original: cst.ImportFrom, pruned: cst.ImportFrom) -> list[int]:
+    """The indexes of the names of `original` that `pruned` (RemoveImportsVisitor's rebuild of it,
+    which keeps the other names in order, some with a new comma) no longer lists."""
+    kept = iter(_listed_names(pruned))
+    next_kept = next(kept, None)
+    removed = []
+    for index, alias in enumerate(_listed_names(original)):
+        if next_kept is not None and _same_import(alias, next_kept):
+            next_kept = next(kept, None)
+        else:
+            removed.append(index)
+    return removed
+
+
+def _listed_names(node: cst.ImportFrom) -> list[cst.ImportAlias]:
+    return [] if isinstance(node.names, cst.ImportStar) else list(node.names)
+
+
+def _same_import(alias: cst.ImportAlias, other: cst.ImportAlias) -> bool:
+    return (alias.evaluated_name, alias.evaluated_alias) == (other.evaluated_name, other.evaluated_alias)
 
 
 def migration_state(path: str, options: TransformOptions) -> MigrationState:

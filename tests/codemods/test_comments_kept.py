@@ -25,7 +25,8 @@ import libcst as cst
 import pytest
 
 from fixture_cases import DEFAULT_PATH, FIXTURES, cases, migrate
-from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS, TYPE_COMMENT
+from mwbmigrate.analysis.names import TYPE_COMMENT
+from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS
 from mwbmigrate.analysis.target_versions import TARGET_VERSIONS
 from mwbmigrate.codemods.base import kept_lines
 from mwbmigrate.codemods.findings import MARKER_PREFIX
@@ -695,3 +696,88 @@ def test_a_deleted_last_elif_leaves_the_comments_above_it_after_the_branch_befor
         "        # the old object\n"
         "    return 2\n"
     )
+
+
+# A parenthesised import list: the comments live in the whitespace between the names.
+_LISTED = "from sglang.srt.managers.schedule_batch import (\n"
+_USES_NEW_CLASS = "\n\ndef f(batch: ScheduleBatch):\n    return batch\n"
+
+
+def test_a_name_that_stays_in_a_pruned_list_keeps_its_comment_and_the_list_its_layout() -> None:
+    text = _LISTED + "    ModelWorkerBatch,\n    ScheduleBatch,  # the batch\n)\n" + _USES_NEW_CLASS
+    out = _migrate(text)
+    assert out == _LISTED + "    ScheduleBatch,  # the batch\n)\n" + _USES_NEW_CLASS
+    assert lost_comments(text, out) == [], out
+
+
+def test_a_name_removed_from_a_list_leaves_its_comment_where_it_stood() -> None:
+    text = _LISTED + "    ModelWorkerBatch,  # the old class\n    ScheduleBatch,\n)\n" + _USES_NEW_CLASS
+    out = _migrate(text)
+    assert out == _LISTED + "    # the old class\n    ScheduleBatch,\n)\n" + _USES_NEW_CLASS
+    assert lost_comments(text, out) == [], out
+
+
+def test_the_footer_of_a_pruned_list_stays() -> None:
+    text = _LISTED + "    ModelWorkerBatch,\n    ScheduleBatch,\n    # footer\n)\n" + _USES_NEW_CLASS
+    out = _migrate(text)
+    assert out == _LISTED + "    ScheduleBatch,\n    # footer\n)\n" + _USES_NEW_CLASS
+    assert lost_comments(text, out) == [], out
+
+
+def test_a_list_removed_whole_leaves_its_comments_where_it_stood() -> None:
+    text = _LISTED + "    ModelWorkerBatch,  # the old class\n)\n"
+    out = _migrate(text)
+    assert out == "# the old class\n"
+    assert lost_comments(text, out) == [], out
+
+
+def test_the_comment_after_the_opening_parenthesis_of_a_removed_list_stays() -> None:
+    text = "from sglang.srt.managers.schedule_batch import (  # open paren\n    ModelWorkerBatch,\n)\n"
+    out = _migrate(text)
+    assert out == "# open paren\n"
+    assert lost_comments(text, out) == [], out
+
+
+_UNION_OF_BOTH = (
+    "from sglang.srt.managers.schedule_batch import ModelWorkerBatch, ScheduleBatch\n"
+    "\n"
+    "\n"
+    "def f(batch: Union[ScheduleBatch, ModelWorkerBatch]) -> Optional[int]:\n"
+    "    return None\n"
+)
+_NEW_CLASS_ONLY = (
+    "from sglang.srt.managers.schedule_batch import ScheduleBatch\n"
+    "\n"
+    "\n"
+    "def f(batch: ScheduleBatch) -> Optional[int]:\n"
+    "    return None\n"
+)
+
+
+def test_a_typing_list_pruned_by_remove_imports_keeps_the_comment_of_the_name_it_drops() -> None:
+    text = "from typing import (\n    Optional,\n    Union,  # union\n)\n" + _UNION_OF_BOTH
+    out = _migrate(text)
+    assert out == "from typing import (\n    Optional,\n    # union\n)\n" + _NEW_CLASS_ONLY
+    assert lost_comments(text, out) == [], out
+
+
+def test_a_typing_list_removed_whole_by_remove_imports_hands_its_comment_on() -> None:
+    text = "from typing import (\n    Union,  # union\n)\n" + _UNION_OF_BOTH.replace(" -> Optional[int]", "")
+    out = _migrate(text)
+    assert out == "# union\n" + _NEW_CLASS_ONLY.replace(" -> Optional[int]", "")
+    assert lost_comments(text, out) == [], out
+
+
+def test_the_new_class_takes_the_place_of_the_old_in_a_sorted_list_under_its_comment() -> None:
+    text = (
+        _LISTED
+        + "    Alpha,  # a\n    ModelWorkerBatch,  # the old class\n    Zed,  # z\n)\n"
+        + "\n\ndef f(batch: ModelWorkerBatch, a: Alpha, z: Zed):\n    return batch\n"
+    )
+    out = _migrate(text)
+    assert out == (
+        _LISTED
+        + "    Alpha,  # a\n    # the old class\n    ScheduleBatch,\n    Zed,  # z\n)\n"
+        + "\n\ndef f(batch: ScheduleBatch, a: Alpha, z: Zed):\n    return batch\n"
+    )
+    assert lost_comments(text, out) == [], out
