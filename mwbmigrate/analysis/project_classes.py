@@ -129,6 +129,13 @@ class ProjectClassScan:
         """The modules that can take part: those naming a seed, and, to a fixed point, those that
         name a class one of them defines (a base of a class there, or a class based on one)."""
         modules: dict[str, _Module] = {}
+        # The dotted names the held modules may be imported by (the index resolves them by suffix):
+        # a name imported from anywhere else (`os`, `typing.Any`, SGLang) leads to no module here.
+        project = {
+            ".".join(parts[start:])
+            for parts in (_module_name(display)[0].split(".") for _, display, _ in self._held)
+            for start in range(len(parts))
+        }
         pending = [entry for entry in self._held if any(seed in entry[2] for seed in _SEEDS)]
         rest = [entry for entry in self._held if not any(seed in entry[2] for seed in _SEEDS)]
         while pending:
@@ -138,7 +145,11 @@ class ProjectClassScan:
                 if module is not None and module.name not in modules:
                     modules[module.name] = module
                     names |= {name.encode() for name in module.classes}
-                    names |= {local.encode() for local in module.imports}
+                    names |= {
+                        local.encode()
+                        for local, dotted in module.imports.items()
+                        if dotted.rpartition(".")[0] in project or dotted in project
+                    }
             pending = [entry for entry in rest if any(name in entry[2] for name in names)]
             rest = [entry for entry in rest if entry not in pending]
         return modules

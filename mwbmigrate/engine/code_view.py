@@ -141,7 +141,14 @@ def code_candidate(data: bytes, path: str, options: TransformOptions) -> bool:
     if view is None:
         return True  # the old API in code (or no tokens): every rule on it has work there
     code = view.encode("utf-8", "surrogateescape")
-    module = ModuleAtTarget(text, location, options.target_version, options.clear_emptied_batches)
+    module = ModuleAtTarget(
+        text,
+        location,
+        options.target_version,
+        options.clear_emptied_batches,
+        options.request_mirror,
+        old_api_in_code=False,
+    )
     for rule in RULES:
         if rule.stage == "contract" or not options.runs_rule(rule):
             continue

@@ -13,6 +13,7 @@ bytes, its path and the options is not transformed again, in either pass.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -125,7 +126,7 @@ class ProjectFacts:
 
 def _project_facts(files: Sequence[DiscoveredFile], options: TransformOptions) -> ProjectFacts:
     """The pre-pass over `files` (their bytes read already; an unreadable file is left out), with
-    `options.project_workers` read already (`_project_workers`):
+    `options.project_workers` and `options.request_mirror` read already (`_prefilter_facts`):
 
     - which of SGLang's methods whose keywords a release renamed the tree defines outside SGLang's
       own modules: a call on a receiver nothing types may then be the tree's own method
@@ -133,12 +134,9 @@ def _project_facts(files: Sequence[DiscoveredFile], options: TransformOptions) -
     - what breaks a snapshot window's proof anywhere in the tree (analysis/tree_facts.py);
     - the modules outside SGLang's own package (analysis/project_classes.py);
     - the call sites of the functions that take the old object (analysis/isolation.py);
-    - whether the tree's own ScheduleBatch keeps `req_pool_indices_cpu` (0.5.13 on), None when the
-      tree holds no SGLang `schedule_batch.py` (a plugin: its builders serve a newer SGLang); and the
-      fields the tree's own `ModelWorkerBatch` adds to 0.5.12.post1's (a fork of SGLang)."""
+    - the fields the tree's own `ModelWorkerBatch` adds to 0.5.12.post1's (a fork of SGLang)."""
     defined: set[str] = set()
     window = WindowFactsScan()
-    request_mirror: bool | None = None
     own = OwnWorkerBatchFields()
     readable: list[bytes] = []
     for discovered in files:
@@ -148,26 +146,38 @@ def _project_facts(files: Sequence[DiscoveredFile], options: TransformOptions) -
         readable.append(data)
         window.feed(discovered.display_path, data, Path(discovered.path).resolve().as_posix())
         location = ModuleLocation(Path(discovered.path).as_posix(), options.extra_modules)
-        if location.is_schedule_batch_module:
-            request_mirror = bool(request_mirror) or b"req_pool_indices_cpu" in data
-            if b"class ModelWorkerBatch" in data:
-                own = own_worker_batch_fields(data)
+        if location.is_schedule_batch_module and b"class ModelWorkerBatch" in data:
+            own = own_worker_batch_fields(data)
         if not location.inside_sglang:
             defined.update(name for name in RENAMED_KEYWORD_METHODS if f"def {name}".encode() in data)
     return ProjectFacts(
-        request_mirror, own, scan_callers(readable), frozenset(defined), window.facts(), options.project_workers
+        options.request_mirror,
+        own,
+        scan_callers(readable),
+        frozenset(defined),
+        window.facts(),
+        options.project_workers,
     )
 
 
-def _project_workers(files: Sequence[DiscoveredFile], options: TransformOptions) -> ProjectWorkers:
-    """The project index of worker classes (analysis/project_classes.py): the first of the pre-pass's
-    facts, and the one the prefilter needs (a mixin's module may name no worker)."""
+def _prefilter_facts(files: Sequence[DiscoveredFile], options: TransformOptions) -> TransformOptions:
+    """`options` with the first of the pre-pass's facts, those the prefilter reads:
+
+    - the project index of worker classes (analysis/project_classes.py): a mixin's module may name
+      no worker;
+    - whether the tree's own ScheduleBatch keeps `req_pool_indices_cpu` (0.5.13 on), None when the
+      tree holds no SGLang `schedule_batch.py` (a plugin: its builders serve a newer SGLang)."""
     classes = ProjectClassScan()
+    request_mirror: bool | None = None
     for discovered in files:
         location = ModuleLocation(Path(discovered.path).as_posix(), options.extra_modules)
-        if discovered.data is not None and not location.inside_sglang:
+        if discovered.data is None:
+            continue
+        if location.is_schedule_batch_module:
+            request_mirror = bool(request_mirror) or b"req_pool_indices_cpu" in discovered.data
+        if not location.inside_sglang:
             classes.feed(location.path, discovered.display_path, discovered.data)
-    return classes.workers()
+    return replace(options, project_workers=classes.workers(), request_mirror=request_mirror)
 
 
 def _cached_project_facts(
@@ -513,17 +523,15 @@ def run_rewrite(
         discovery.files = [by_path.get(f.path) or _read_once([f])[0] for f in discovery.files]
     else:
         whole_tree = discovery.files = _read_once(discovery.files)
-    prefilter_options = replace(options, project_workers=_project_workers(whole_tree, options))
-    with_facts: list[TransformOptions] = []
+    prefilter_options = _prefilter_facts(whole_tree, options)
 
+    @functools.cache
     def run_options() -> TransformOptions:
         """The options with every fact of the pre-pass, read the first time a file needs them: a tree
         the prefilter leaves whole (a `--check` of a migrated tree) never reads the rest."""
-        if not with_facts:
-            facts = _cached_project_facts(whole_tree, prefilter_options, cache)
-            # Each fact is the TransformOptions field of the same name.
-            with_facts.append(replace(options, **{f.name: getattr(facts, f.name) for f in fields(facts)}))
-        return with_facts[0]
+        facts = _cached_project_facts(whole_tree, prefilter_options, cache)
+        # Each fact is the TransformOptions field of the same name.
+        return replace(options, **{f.name: getattr(facts, f.name) for f in fields(facts)})
 
     def file_options(base: TransformOptions, path: Path, display_path: str) -> TransformOptions:
         return options_for_file(base, path, display_path) if vendor_runtime else base
@@ -550,12 +558,13 @@ def run_rewrite(
 
     signatures = merge_signatures(results)
     if signatures:
-        second_options = replace(run_options(), project_signatures=signatures)
+        # Asked only of a file that still passes a renamed parameter by keyword.
+        second_options = functools.cache(lambda: replace(run_options(), project_signatures=signatures))
         _second_pass(
             first,
             results,
             signatures,
-            lambda r: file_options(second_options, Path(r.path), r.display_path),
+            lambda r: file_options(second_options(), Path(r.path), r.display_path),
             jobs,
             cache,
         )

@@ -33,7 +33,7 @@ from mwbmigrate.codemods.base import (
 from mwbmigrate.codemods.findings import Finding, FindingStore, PassFindings, RenderFindings, placed_findings
 from mwbmigrate.codemods.imports import inner_comments, with_deleted_comments, without_aliases
 from mwbmigrate.codemods.wild_shapes import ReportWildShapes, collapse_version_gates, imports_foreign_old_class
-from mwbmigrate.engine.code_view import code_view, triggered
+from mwbmigrate.engine.code_view import SCHEDULE_BATCH_MODULE_RULE, code_view, triggered
 from mwbmigrate.engine.elision import elide, restored_line
 from mwbmigrate.engine.marker_layout import lift_long_markers, marker_placements, shifted_line
 from mwbmigrate.engine.options import NO_ELISION_ENV as NO_ELISION_ENV, TransformOptions as TransformOptions
@@ -183,21 +183,28 @@ class CodeGate:
     A codemod acts only where one of its TRIGGERS is in code (the registry's contract; the prefilter
     leaves whole files unparsed by the same rule, engine/prefilter.py). So in a module whose old API
     is only in comments, docstrings or markers (a migrated module, a `--check`), the codemods whose
-    triggers are only in prose are left out, and only what the others need is parsed. `admitted` is
-    None when every codemod runs: the old API is in code, the module is the schedule batch module,
-    or `tokenize` cannot read it. The second pass is never gated: keyword-callers reacts to the
-    project's renamed parameters, not to its TRIGGERS."""
+    triggers are only in prose are left out, and only what the others need is parsed; in SGLang's
+    `schedule_batch.py`, class-removal runs too, whatever it names. `admitted` is None when every
+    codemod runs: the old API is in code, or `tokenize` cannot read it. The second pass is never
+    gated: keyword-callers reacts to the project's renamed parameters, not to its TRIGGERS."""
 
     admitted: frozenset[type[MigrationCodemod]] | None
 
     @classmethod
     def of(cls, text: str, state: MigrationState, codemods: tuple[type[MigrationCodemod], ...]) -> CodeGate:
-        if state.location.is_schedule_batch_module:
-            return cls(None)
         view = code_view(text)
         if view is None:
             return cls(None)
-        return cls(frozenset(c for c in codemods if c not in CODEMODS or triggered(c, view, state)))
+        located = state.location.is_schedule_batch_module
+        return cls(
+            frozenset(
+                c
+                for c in codemods
+                if c not in CODEMODS
+                or triggered(c, view, state)
+                or (located and c.CODE == SCHEDULE_BATCH_MODULE_RULE)
+            )
+        )
 
     def admits(self, codemod: type[MigrationCodemod]) -> bool:
         return self.admitted is None or codemod in self.admitted

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mwbmigrate.codemods import CODEMODS
-from mwbmigrate.engine.code_view import code_view
+from mwbmigrate.engine.code_view import code_candidate, code_view
 from mwbmigrate.engine.prefilter import byte_candidate, needs_parsing
 from mwbmigrate.engine.runner import run_rewrite
 from mwbmigrate.engine.transform import CodeGate, TransformOptions, migration_state, transform_file, transform_source
@@ -154,10 +154,14 @@ def test_the_gate_admits_only_the_codemods_triggered_in_code() -> None:
 
     state = migration_state(PLUGIN, TransformOptions())
     assert CodeGate.of(BUILDER_WITH_PROSE, state, CODEMODS).admitted == frozenset({RepairRequestPoolMirror})
-    # Old API in code, or the schedule batch module (class-removal acts there by location): every codemod.
+    # Old API in code: every codemod.
     assert CodeGate.of(CODE["name"], state, CODEMODS).admitted is None
+    # The schedule batch module: class-removal too, which acts there whatever the module names.
+    from mwbmigrate.codemods.class_removal import RemoveOldClass
+
     batch_module = migration_state("sglang/srt/managers/schedule_batch.py", TransformOptions())
-    assert CodeGate.of(BUILDER_WITH_PROSE, batch_module, CODEMODS).admitted is None
+    admitted = CodeGate.of(BUILDER_WITH_PROSE, batch_module, CODEMODS).admitted
+    assert admitted == frozenset({RepairRequestPoolMirror, RemoveOldClass})
 
 
 def test_an_edit_that_puts_the_old_api_into_code_opens_the_gate() -> None:
@@ -268,3 +272,21 @@ def test_the_byte_prefilter_counts_the_words_of_the_codemods_that_run(
 ) -> None:
     assert byte_candidate(source.encode())
     assert TransformOptions(target_version=target).candidate(source.encode(), PLUGIN) is candidate
+
+
+@pytest.mark.parametrize("target", ["0.5.13", "0.5.16"])
+def test_every_fixture_module_the_prefilter_without_libcst_skips_is_one_the_run_leaves_alone(target: str) -> None:
+    """`code_candidate` (the words of the codemods that run, in code, and the settled tests), at each
+    fixture's own place and at SGLang's batch and scheduler modules, against the transform as the
+    run gates it."""
+    options = TransformOptions(target_version=target)
+    skipped = 0
+    for module, own in _fixture_modules():
+        text = module.read_text(encoding="utf-8")
+        for path in dict.fromkeys((own, "sglang/srt/managers/schedule_batch.py", "sglang/srt/managers/scheduler.py")):
+            if code_candidate(text.encode(), path, options):
+                continue
+            skipped += 1
+            outcome = transform_source(text, path, options, CODEMODS, prose_gate=True)
+            assert (outcome.text, outcome.review_items) == (text, ()), (path, module.relative_to(FIXTURES))
+    assert skipped >= 50, "the fixtures must exercise the skip, or the test proves nothing"
