@@ -1,6 +1,7 @@
 """Benchmark: ``mwbmigrate rewrite --dry-run`` on the real sglang tree, against parsing every file with LibCST.
 
-Run: ``python benchmarks/bench_rewrite.py [--jobs N] [--repeat N] [--quick] [--libcst-runner]``
+Run: ``python benchmarks/bench_rewrite.py [--jobs N] [--repeat N] [--quick] [--libcst-runner]``,
+or ``python benchmarks/bench_rewrite.py --fork-tree [--jobs N] [--repeat N] [--seed N]`` (below).
 
 The tree is sglang 0.5.12.post1 (``tests/sglang_corpus.py`` downloads it once into the
 git-ignored ``.cache/``); every case runs on a copy under a temporary folder, removed at
@@ -24,6 +25,16 @@ the end. In one run, side by side:
 * scaling (skipped by ``--quick``): the mwbmigrate run on the tree duplicated 4x (four copies
   under one root, so 4x the affected files), and on a 4x tree where only one copy holds
   affected files (the other three copies leave out every file the prefilter matches).
+
+``--fork-tree`` runs, instead of the cases above, the acceptance case of issue "Speed" on a fork's
+size: ``benchmarks/fork_tree.py`` builds a fork-sized tree (3,500 ``.py`` files: SGLang 0.5.12.post1's
+package under ``python/sglang/`` and generated tests, benchmarks, scripts, model files and plugins;
+50 files on the old API; the largest about 4,000 lines; one git commit; deterministic for a
+``--seed``), and ``mwbmigrate rewrite <tree> --dry-run --no-cache --jobs N`` runs on it twice, side by
+side: at the default target and with ``--target-version 0.5.23`` (its contract step included; the
+0.5.23 contract ships with mwbmigrate, nothing is downloaded). Each figure is set against its target:
+at most 20 s wall and 300 MB peak (``peak MB``, the child's ``ru_maxrss`` as below), with a met / NOT
+MET verdict.
 
 Every case is its own child process, started by this script and reaped with ``os.wait4``:
 ``cpu s`` is that rusage's user + system time (the child and the workers it waited for; steadier
@@ -54,6 +65,9 @@ from typing import Callable, List, Optional, Sequence
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TARGET_SPEEDUP = 20.0
+FORK_TARGET_VERSION = "0.5.23"
+FORK_TARGET_WALL_S = 20.0  # the fork-sized tree's targets (--fork-tree)
+FORK_TARGET_PEAK_MB = 300.0
 SAMPLE_S = 0.05  # RSS sampling period for the process-tree figure
 OLD_NAME = "sglang.srt.managers.schedule_batch.ModelWorkerBatch"
 NEW_NAME = "sglang.srt.managers.schedule_batch.ScheduleBatch"
@@ -255,6 +269,89 @@ def _mwbmigrate_command(target: Path, jobs: int, *flags: str) -> List[str]:
     ]
 
 
+# --------------------------------------------------------------------------- the fork-sized tree
+
+
+def _verdict(value: float, target: float) -> str:
+    return "met" if value <= target else "NOT MET"
+
+
+def _fork_tree_main(jobs: int, repeat: int, seed: int) -> int:
+    """`--fork-tree`: the dry-run at the default target and at FORK_TARGET_VERSION on a generated
+    fork-sized tree, side by side, against FORK_TARGET_WALL_S and FORK_TARGET_PEAK_MB."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from fork_tree import AFFECTED, FILES, LARGEST_LINES, LINE_SLACK, build_fork_tree  # noqa: E402
+
+    load_before = os.getloadavg()
+    work = Path(tempfile.mkdtemp(prefix="bench_fork_tree_"))
+    _ENV["MWBMIGRATE_CACHE_DIR"] = str(work / "cache")
+    try:
+        started = time.perf_counter()
+        stats = build_fork_tree(work / "fork", seed)
+        built_s = time.perf_counter() - started
+        candidates = sum(1 for p in stats.root.rglob("*.py") if _affected(p))
+        print(
+            f"fork-sized tree (seed {seed}, built in {built_s:.1f} s): {stats.files} .py files "
+            f"({stats.sglang_files} of SGLang 0.5.12.post1, {stats.files - stats.sglang_files} generated), "
+            f"{stats.megabytes:.1f} MB",
+            flush=True,
+        )
+        print(
+            f"  affected (name ModelWorkerBatch / model_worker_batch / get_model_worker_batch): {stats.affected} "
+            f"({stats.sglang_affected} of SGLang, {stats.affected - stats.sglang_affected} generated plugins); "
+            f"{candidates} match the engine's byte prefilter"
+        )
+        print(
+            f"  largest file: {stats.largest_lines} lines ({stats.largest_path}); largest affected: "
+            f"{stats.largest_affected_lines} lines ({stats.largest_affected_path})"
+        )
+        print(f"  SGLang files over the line cap, left out: {', '.join(stats.left_out) or 'none'}")
+        print(f"  jobs={jobs}, repeat={repeat}, cores={os.cpu_count()}", flush=True)
+        assert stats.files == FILES, stats
+        assert stats.affected == AFFECTED, stats
+        assert abs(stats.largest_lines - LARGEST_LINES) <= LINE_SLACK, stats
+
+        target_flags = ("--dry-run", "--no-cache", "--target-version", FORK_TARGET_VERSION)
+        default = _measure(f"fork tree, default target (-j{jobs})", _mwbmigrate_command(stats.root, jobs), repeat)
+        target = _measure(
+            f"fork tree, --target-version {FORK_TARGET_VERSION} (-j{jobs})",
+            _mwbmigrate_command(stats.root, jobs, *target_flags),
+            repeat,
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    load_after = os.getloadavg()
+
+    results = [default, target]
+    width = max(len(r.case) for r in results)
+    print()
+    print(
+        f"{'case':<{width}}  {'wall s':>8}  {'target':>7}  {'':<7}  {'peak MB':>8}  {'target':>7}  {'':<7}  "
+        f"{'cpu s':>8}  {'tree MB':>8}  rc  note"
+    )
+    for r in results:
+        print(
+            f"{r.case:<{width}}  {r.wall_s:>8.2f}  {FORK_TARGET_WALL_S:>7.0f}  {_verdict(r.wall_s, FORK_TARGET_WALL_S):<7}  "
+            f"{r.peak_mb:>8.0f}  {FORK_TARGET_PEAK_MB:>7.0f}  {_verdict(r.peak_mb, FORK_TARGET_PEAK_MB):<7}  "
+            f"{r.cpu_s:>8.2f}  {r.tree_mb:>8.0f}  {r.rc:>2}  {r.note}"
+        )
+    print()
+    met = all(r.wall_s <= FORK_TARGET_WALL_S and r.peak_mb <= FORK_TARGET_PEAK_MB for r in results)
+    print(
+        f"targets (<= {FORK_TARGET_WALL_S:.0f} s wall, <= {FORK_TARGET_PEAK_MB:.0f} MB peak, at both targets): "
+        f"{'met' if met else 'NOT MET'}"
+    )
+    print(
+        f"{FORK_TARGET_VERSION} / default: wall {target.wall_s / default.wall_s:.2f}x, "
+        f"cpu {target.cpu_s / max(default.cpu_s, 1e-9):.2f}x, peak {target.peak_mb / max(default.peak_mb, 1e-9):.2f}x"
+    )
+    print(
+        f"load average (1/5/15 min): before {' '.join(f'{x:.2f}' for x in load_before)}, "
+        f"after {' '.join(f'{x:.2f}' for x in load_after)}"
+    )
+    return 0 if all(r.rc in (0, 1) for r in results) else 1
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -264,6 +361,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="take the best of N runs per case")
     parser.add_argument("--quick", action="store_true", help="skip the 4x-tree scaling cases")
     parser.add_argument("--libcst-runner", action="store_true", help="also time libcst.tool codemod rename (minutes)")
+    parser.add_argument(
+        "--fork-tree",
+        action="store_true",
+        help=f"only the fork-sized tree (benchmarks/fork_tree.py): default target and {FORK_TARGET_VERSION}, against their targets",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="the fork-sized tree's seed (--fork-tree)")
     parser.add_argument("--_parse-all", dest="parse_all", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -271,12 +374,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _parse_all(args.parse_all, args.jobs)
         return 0
 
+    jobs = max(1, args.jobs)
+    repeat = max(1, args.repeat)
+    if args.fork_tree:
+        return _fork_tree_main(jobs, repeat, args.seed)
+
     sys.path.insert(0, str(REPO_ROOT / "tests"))
     from sglang_corpus import OLD_VERSION, sglang_tree  # noqa: E402
 
     source = sglang_tree(OLD_VERSION) / "sglang"
-    jobs = max(1, args.jobs)
-    repeat = max(1, args.repeat)
     load_before = os.getloadavg()
     results: List[Measurement] = []
     work = Path(tempfile.mkdtemp(prefix="bench_rewrite_"))
