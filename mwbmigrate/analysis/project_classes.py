@@ -127,7 +127,12 @@ class ProjectClassScan:
 
     def _parsed(self) -> dict[str, _Module]:
         """The modules that can take part: those naming a seed, and, to a fixed point, those that
-        name a class one of them defines (a base of a class there, or a class based on one)."""
+        name a class one of them defines (a base of a class there, or a class based on one).
+
+        Only what can make a worker is followed: the classes of a module that have a base or define
+        the worker method (a class of neither makes no subclass a worker), and the names it imports
+        from the project's own modules as a class's base; a seed module's every such import (a
+        registered factory may return one)."""
         modules: dict[str, _Module] = {}
         # The dotted names the held modules may be imported by (the index resolves them by suffix):
         # a name imported from anywhere else (`os`, `typing.Any`, SGLang) leads to no module here.
@@ -144,15 +149,35 @@ class ProjectClassScan:
                 module = _parse(path, display, data)
                 if module is not None and module.name not in modules:
                     modules[module.name] = module
-                    names |= {name.encode() for name in module.classes}
+                    seed = any(word in data for word in _SEEDS)
+                    bases = {
+                        (_dotted(base) or "").split(".")[0] for node in module.classes.values() for base in node.bases
+                    }
+                    names |= {
+                        name.encode()
+                        for name, node in module.classes.items()
+                        if node.bases or _defines_worker_method(node)
+                    }
                     names |= {
                         local.encode()
                         for local, dotted in module.imports.items()
-                        if dotted.rpartition(".")[0] in project or dotted in project
+                        if (seed or local in bases) and (dotted.rpartition(".")[0] in project or dotted in project)
                     }
             pending = [entry for entry in rest if any(name in entry[2] for name in names)]
             rest = [entry for entry in rest if entry not in pending]
         return modules
+
+
+def _defines_worker_method(node: ast.ClassDef) -> bool:
+    """Whether the class body defines or assigns the worker method (a mixin, a TpModelWorker shape)."""
+    for statement in node.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == WORKER_METHOD:
+            return True
+        if isinstance(statement, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == WORKER_METHOD for t in statement.targets
+        ):
+            return True
+    return False
 
 
 def _parse(path: str, display: str, data: bytes) -> _Module | None:
@@ -232,15 +257,6 @@ class _Index:
         return None
 
     # -- roles ------------------------------------------------------------------------------
-    def _defines_forward(self, node: ast.ClassDef) -> bool:
-        for statement in node.body:
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == WORKER_METHOD:
-                return True
-            if isinstance(statement, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == WORKER_METHOD for t in statement.targets
-            ):
-                return True
-        return False
 
     def entry(self, module: _Module, name: str) -> WorkerClass | None:
         key = (module.name, name)
@@ -262,7 +278,7 @@ class _Index:
             parent_module = self.modules[target[0]]
             parent = self.entry(parent_module, target[1])
             if parent is not None:
-                if self._defines_forward(parent_module.classes[target[1]]):
+                if _defines_worker_method(parent_module.classes[target[1]]):
                     found = WorkerClass(parent.kind, None, parent.kind)
                 else:
                     found = WorkerClass(parent.kind, parent.base, parent.base_kind)
@@ -335,7 +351,7 @@ class _Index:
                 if target is None or target[0] == "sglang" or target in workers:
                     break  # the mixins come first; from the worker base on, MRO leaves them
                 mixin = self.modules[target[0]].classes[target[1]]
-                if mixin.bases or not self._defines_forward(mixin):
+                if mixin.bases or not _defines_worker_method(mixin):
                     continue
                 entry = WorkerClass(worker.kind, worker.base, worker.base_kind)
                 if found.get(target, entry) != entry:

@@ -200,9 +200,7 @@ class CodeGate:
             frozenset(
                 c
                 for c in codemods
-                if c not in CODEMODS
-                or triggered(c, view, state)
-                or (located and c.CODE == SCHEDULE_BATCH_MODULE_RULE)
+                if c not in CODEMODS or triggered(c, view, state) or (located and c.CODE == SCHEDULE_BATCH_MODULE_RULE)
             )
         )
 
