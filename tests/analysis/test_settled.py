@@ -32,7 +32,7 @@ PLACES = {
 RUNS = {
     "MWB016": (("0.5.13", None), ("0.5.23", None)),
     "MWB012": (("0.5.13", None), ("0.5.13", False), ("0.5.13", True)),
-    "MWB009": (("0.5.13", None), ("0.5.16", None), ("0.5.23", None)),
+    "MWB009": (("0.5.13", None), ("0.5.16", None)),  # fields declared, or none (0.5.16 on)
     "MWB011": (("0.5.13", None),),
     "MWB013": (("0.5.13", None), ("0.5.16", None)),
 }
