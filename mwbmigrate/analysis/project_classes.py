@@ -47,6 +47,9 @@ class ProjectWorkers:
     workers: frozenset[tuple[str, str, WorkerClass]] = frozenset()
     unknown: frozenset[tuple[str, str]] = frozenset()
 
+    def __bool__(self) -> bool:
+        return bool(self.workers or self.unknown)
+
     def of_module(self, path: str) -> dict[str, WorkerClass | None]:
         """The module's classes the project decides: a worker, or None for one that is no single kind."""
         found: dict[str, WorkerClass | None] = {name: None for where, name in self.unknown if where == path}

@@ -40,6 +40,7 @@ class ModuleAtTarget:
     request_mirror: bool | None = None  # the tree's own ScheduleBatch keeps the mirror (TransformOptions)
     # Whether an old-API name is in code, not prose only (engine/code_view.py `code_view` is None).
     old_api_in_code: bool = True
+    code: str | None = None  # that view of the text, prose blanked, when known
     _tree: ast.Module | None = field(default=None, repr=False)
     _unparsable: bool = field(default=False, repr=False)
     _lines: list[str] | None = field(default=None, repr=False)
@@ -53,7 +54,8 @@ class ModuleAtTarget:
                 self._tree = ast.parse(self.text)
             except (SyntaxError, ValueError, MemoryError, RecursionError):
                 self._unparsable = True
-            if self._tree is not None and not self.text.isascii() and _has_folded_names(self.text):
+            names_ascii = self.text.isascii() or (self.code is not None and self.code.isascii())
+            if self._tree is not None and not names_ascii and _has_folded_names(self.text):
                 self._tree, self._unparsable = None, True
         return self._tree
 
@@ -86,11 +88,15 @@ def _worker_signatures(module: ModuleAtTarget) -> bool:
     return module.location.inside_sglang and module.tree() is not None
 
 
-def _classes(tree: ast.AST, enclosing: str | None = None) -> Iterator[tuple[ast.AST, str | None]]:
+def _classes(tree: ast.AST) -> Iterator[tuple[ast.AST, str | None]]:
     """Every node with the name of the innermost class around it."""
-    for child in ast.iter_child_nodes(tree):
-        yield child, enclosing
-        yield from _classes(child, child.name if isinstance(child, ast.ClassDef) else enclosing)
+    pending: list[tuple[ast.AST, str | None]] = [(tree, None)]
+    while pending:
+        node, enclosing = pending.pop()
+        inner = node.name if isinstance(node, ast.ClassDef) else enclosing
+        for child in ast.iter_child_nodes(node):
+            yield child, inner
+            pending.append((child, inner))
 
 
 def _alone_on_its_line(statement: ast.stmt, statements: list[ast.stmt]) -> bool:

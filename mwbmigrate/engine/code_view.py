@@ -148,6 +148,7 @@ def code_candidate(data: bytes, path: str, options: TransformOptions) -> bool:
         options.clear_emptied_batches,
         options.request_mirror,
         old_api_in_code=False,
+        code=view,
     )
     for rule in RULES:
         if rule.stage == "contract" or not options.runs_rule(rule):

@@ -94,5 +94,7 @@ class TransformOptions:
             if rule.stage != "contract"  # it marks only what the contract step hands it, on any file
         ):
             return True
+        if not path.endswith("schedule_batch.py") and not self.project_workers:
+            return False  # (the common case: no location to read)
         location = ModuleLocation(Path(path).as_posix(), self.extra_modules)
         return location.is_schedule_batch_module or bool(self.project_workers.of_module(location.path))

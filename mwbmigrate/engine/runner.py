@@ -314,7 +314,7 @@ def _first_pass(
                 progress(1)
             continue
         state.data[index] = data
-        if not code_candidate(data, str(discovered.path), prefilter_options):
+        if not _code_candidate(discovered, data, prefilter_options, cache):
             # Its words are in prose only, or no codemod has work left in it (a migrated module):
             # pass 2 still reads it, for a keyword caller.
             state.results[index] = FileResult(str(discovered.path), discovered.display_path, FileStatus.SKIPPED)
@@ -353,6 +353,30 @@ def _first_pass(
         if cache is not None and index in state.keys:
             cache.store(state.keys[index], result)
     return state
+
+
+def _code_candidate(
+    discovered: DiscoveredFile, data: bytes, options: TransformOptions, cache: ResultCache | None
+) -> bool:
+    """`code_candidate`, its answer kept in the result cache under the file's bytes and place and
+    what it reads of the options: a warm run tokenizes nothing."""
+    path = str(discovered.path)
+    if cache is None or options.derived_release is not None:
+        return code_candidate(data, path, options)
+    location = ModuleLocation(Path(path).as_posix(), options.extra_modules)
+    read = (
+        options.target_version,
+        sorted(options.disabled),
+        options.clear_emptied_batches,
+        options.request_mirror,
+        bool(options.project_workers.of_module(location.path)),
+    )
+    key = cache.key("prefilter", location.sglang_context, discovered.display_path, data, read)
+    found = cache.load_object(key, bool)
+    if found is None:
+        found = code_candidate(data, path, options)
+        cache.store_object(key, found)
+    return found
 
 
 def _second_pass(
