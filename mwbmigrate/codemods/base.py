@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Optional, Sequence, cast
+from typing import Any, ClassVar, Collection, Optional, Sequence, cast
 
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
@@ -126,6 +126,13 @@ class MigrationState:
         if code in self.ignored_reviews:
             return False
         return self.selected_reviews is None or code in self.selected_reviews
+
+
+def _reads_scopes(providers: Collection[ProviderT]) -> bool:
+    """Whether resolving `providers` resolves LibCST's scopes (itself, or a provider built on them)."""
+    return any(
+        provider is ScopeProvider or _reads_scopes(provider.get_inherited_dependencies()) for provider in providers
+    )
 
 
 STATE_KEY = "mwbmigrate"
@@ -306,9 +313,12 @@ def with_comments_kept(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNo
         updated
     ):
         return updated
+    before = _statement_comments(original)
+    if not before:
+        return updated  # (most statements: nothing to keep, and the rewrite is not walked)
     remaining = Counter(_statement_comments(updated))
     lost = []
-    for text in _statement_comments(original):
+    for text in before:
         if remaining[text] > 0:
             remaining[text] -= 1
         else:
@@ -647,7 +657,7 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
 
     def transform_module(self, tree: cst.Module) -> cst.Module:
         wrapper = self.state.metadata_for(tree)
-        if self.get_inherited_dependencies():
+        if _reads_scopes(self.get_inherited_dependencies()):
             # Before the providers that read the scopes (qualified names) are resolved from them.
             self.state.complete_scopes(wrapper)
         with self.resolve(wrapper):
