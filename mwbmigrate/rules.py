@@ -27,11 +27,13 @@ def byte_candidate(data: bytes) -> bool:
     return any(word in data for word in PREFILTER_WORDS)
 
 
-def holds_words_of(rule: Rule, data: bytes) -> bool:
-    """Whether `data` holds one of the rule's TRIGGERS and, where it has REQUIRED_WORDS, one of them:
-    False proves the codemod cannot act on the module by what it names (`MigrationCodemod.applies_to`)."""
+def holds_words_of(rule: Rule, data: bytes, text: bytes | None = None) -> bool:
+    """Whether `data` holds one of the rule's TRIGGERS and, where it has REQUIRED_WORDS, `text` (by
+    default `data`) one of them: False proves the codemod cannot act on the module by what it names
+    (`MigrationCodemod.applies_to`). `data` may be the module's code alone (engine/code_view.py)."""
+    text = data if text is None else text
     return any(word in data for word in rule.triggers) and (
-        not rule.required or any(word in data for word in rule.required)
+        not rule.required or any(word in text for word in rule.required)
     )
 
 

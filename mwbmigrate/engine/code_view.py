@@ -29,7 +29,7 @@ from mwbmigrate.analysis.names import OLD_FLOW, TYPE_COMMENT, ModuleLocation
 from mwbmigrate.analysis.settled import SETTLED, ModuleAtTarget
 from mwbmigrate.engine.options import TransformOptions
 from mwbmigrate.engine.source import UnreadableSource, decode_source, source_lines
-from mwbmigrate.rules import RULES
+from mwbmigrate.rules import RULES, holds_words_of
 
 if TYPE_CHECKING:  # no LibCST here: the engine's prefilter reads a module's code before it imports any
     from mwbmigrate.codemods.base import MigrationCodemod, MigrationState
@@ -110,7 +110,8 @@ def triggered(codemod: type[MigrationCodemod], view: str, state: MigrationState 
     return state is not None and codemod.triggered_by_project(state)
 
 
-_CR_ONLY = re.compile(r"\r(?!\n)")
+# A lone carriage return: the transform refuses such a file, with its reason.
+CR_ONLY = re.compile(r"\r(?!\n)")
 
 
 # class-removal completes SGLang's `schedule_batch.py` whatever words it holds (its `applies_to`).
@@ -135,7 +136,7 @@ def code_candidate(data: bytes, path: str, options: TransformOptions) -> bool:
         text = decode_source(data).text
     except UnreadableSource:
         return True
-    if _CR_ONLY.search(text):
+    if CR_ONLY.search(text):
         return True
     view = code_view(text)
     if view is None:
@@ -155,9 +156,7 @@ def code_candidate(data: bytes, path: str, options: TransformOptions) -> bool:
             continue
         located = location.is_schedule_batch_module and rule.code == SCHEDULE_BATCH_MODULE_RULE
         # A trigger in code, as `triggered` reads it; a required word anywhere, as `applies_to` does.
-        worded = any(word in code for word in rule.triggers) and (
-            not rule.required or any(word in data for word in rule.required)
-        )
+        worded = holds_words_of(rule, code, data)
         settled = SETTLED.get(rule.code)
         if (located or worded) and (settled is None or not settled(module)):
             return True

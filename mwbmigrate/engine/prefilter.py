@@ -19,20 +19,17 @@ failure is reported as before.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from mwbmigrate.codemods import CODEMODS
 from mwbmigrate.codemods.base import MigrationCodemod
-from mwbmigrate.engine.code_view import code_view, triggered
+from mwbmigrate.engine.code_view import CR_ONLY, code_view, triggered
 from mwbmigrate.engine.source import UnreadableSource, decode_source
 from mwbmigrate.engine.transform import TransformOptions, migration_state
 from mwbmigrate.result import FileResult, FileStatus
 from mwbmigrate.rules import byte_candidate
 
 __all__ = ["byte_candidate", "needs_parsing", "prose_only_result"]
-
-_CR_ONLY = re.compile(r"\r(?!\n)")
 
 
 def needs_parsing(
@@ -46,7 +43,7 @@ def needs_parsing(
         text = decode_source(data).text
     except UnreadableSource:
         return True  # the transform reports why
-    if _CR_ONLY.search(text):
+    if CR_ONLY.search(text):
         return True  # refused by the transform, with its reason
     state = migration_state(path, options)
     if state.location.is_schedule_batch_module:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import tokenize
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -33,7 +32,7 @@ from mwbmigrate.codemods.base import (
 from mwbmigrate.codemods.findings import Finding, FindingStore, PassFindings, RenderFindings, placed_findings
 from mwbmigrate.codemods.imports import inner_comments, with_deleted_comments, without_aliases
 from mwbmigrate.codemods.wild_shapes import ReportWildShapes, collapse_version_gates, imports_foreign_old_class
-from mwbmigrate.engine.code_view import SCHEDULE_BATCH_MODULE_RULE, code_view, triggered
+from mwbmigrate.engine.code_view import CR_ONLY, SCHEDULE_BATCH_MODULE_RULE, code_view, triggered
 from mwbmigrate.engine.elision import elide, restored_line
 from mwbmigrate.engine.marker_layout import lift_long_markers, marker_placements, shifted_line
 from mwbmigrate.engine.options import NO_ELISION_ENV as NO_ELISION_ENV, TransformOptions as TransformOptions
@@ -47,8 +46,6 @@ from mwbmigrate.engine.source import (
 )
 from mwbmigrate.result import FileResult, FileStatus, ReviewItem
 from mwbmigrate.review import NOTE, code_kind
-
-_CR_ONLY = re.compile(r"\r(?!\n)")
 
 
 class NotRoundTrippable(Exception):
@@ -450,7 +447,7 @@ def transform_file(
         return failed(f"cannot read: {error.strerror or error}")
 
     original = decoded.text
-    if _CR_ONLY.search(original):
+    if CR_ONLY.search(original):
         return failed("old Mac (CR-only) line endings are not supported; file left untouched")
     nesting, original_compiles = _too_deep(original, os.fspath(path))
     if nesting:
