@@ -21,6 +21,8 @@ NEW_CLASS = "ScheduleBatch"
 OLD_METHOD = "get_model_worker_batch"
 # The runtime helper a snapshot kept in code is taken with (`x = worker_batch_snapshot(batch)`).
 SNAPSHOT_HELPER = "worker_batch_snapshot"
+# What a kept snapshot or the live batch answers as the old object's capture mode (`init_new` keyword).
+CAPTURE_MODE_HELPER = "worker_batch_capture_mode"
 # Used when `batch` is already bound to something else in the scope (upstream gives no precedent).
 FALLBACK_PARAMETER = "schedule_batch"
 

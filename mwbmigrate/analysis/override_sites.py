@@ -488,6 +488,44 @@ def kept_snapshots(function: cst.FunctionDef) -> set[str]:
     }
 
 
+class _SnapshotUses(cst.CSTVisitor):
+    """Which of `names` the function uses other than by an attribute (`x.f`, `x.f = v`) or as the
+    batch of a `ForwardBatch.init_new(x, ...)` it calls itself."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+        self.escaping: set[str] = set()
+        self._harmless: set[int] = set()  # Name nodes (by id) used in one of those two ways
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Name):
+            self._harmless.add(id(node.value))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if m.matches(node.func, m.Attribute(value=m.Name("ForwardBatch"), attr=m.Name("init_new"))) and node.args:
+            first = node.args[0]
+            if first.keyword is None and not first.star and isinstance(first.value, cst.Name):
+                self._harmless.add(id(first.value))
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if isinstance(node.target, cst.Name):
+            self._harmless.add(id(node.target))  # the binding itself
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.names and id(node) not in self._harmless:
+            self.escaping.add(node.value)
+
+
+def escaping_snapshots(function: cst.FunctionDef, kept: set[str]) -> set[str]:
+    """The kept snapshots the function hands on, returns, stores or aliases: an override written on
+    one reaches a forward that does not take it from the snapshot (a callee's `init_new`, a worker)."""
+    if not kept:
+        return set()
+    uses = _SnapshotUses(kept)
+    function.body.visit(uses)
+    return uses.escaping
+
+
 @dataclass
 class BlockPlan:
     """Every move one block allows, by statement index, and why the others are refused."""

@@ -21,9 +21,15 @@ a speculative worker's (`analysis.worker_classes`): the scheduler never passes i
 `EAGLEWorkerV2` from 0.5.13 to 0.5.23 takes it (worker-signatures gives such a method what its
 callers do pass).
 
+Every other `init_new` call passes the capture mode the old object carried, which the old `init_new`
+read from what it was handed: a kept snapshot's field, else `worker_batch_capture_mode(batch)` (the
+runtime's answer for a snapshot or the live batch). The target would derive its own at the forward,
+and from 0.5.17 by another rule (NULL on a draft runner).
+
 Refused, the write kept with a review marker:
     MWB138  not right before a call that takes it (a later statement, another function, a
-            nested block), or the call already passes that keyword
+            nested block), or the call already passes that keyword; or written on a kept snapshot
+            that the function hands on (a forward past it may not read the snapshot's field)
     MWB139  `seq_lens_cpu_cache`: 0.5.16 has no such override (init_new reads `batch.seq_lens_cpu`)
     MWB140  right before `forward_batch_generation`, which takes only `capture_hidden_mode` in 0.5.16
 """
@@ -39,8 +45,8 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
 from mwbmigrate.analysis.names import ONE_SHOT_OVERRIDES
-from mwbmigrate.analysis.old_api import OVERRIDE_ARGUMENT
-from mwbmigrate.analysis.override_sites import OverrideWrite, kept_snapshots, override_write
+from mwbmigrate.analysis.old_api import CAPTURE_MODE_HELPER, OVERRIDE_ARGUMENT
+from mwbmigrate.analysis.override_sites import OverrideWrite, escaping_snapshots, kept_snapshots, override_write
 from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.analysis.target_versions import (
     OVERRIDE_KEYWORDS,
@@ -82,9 +88,14 @@ class FunctionFrame:
     # handed to a worker's forward are folded or reported there, as any batch name is.
     kept: set[str] = field(default_factory=set)
     kept_forwarded: set[str] = field(default_factory=set)
+    # Kept snapshots the function hands on (to a call, a return, an attribute): an override written
+    # on one may reach a forward that does not read it from the snapshot.
+    kept_escaping: set[str] = field(default_factory=set)
     pass_through: str | None = None  # the batch parameter of a forward_batch_generation that builds the forward batch
     # Per block statement (by id): the override writes folded into that consuming call.
     folded: dict[int, list[int]] = field(default_factory=dict)
+    # The consuming calls (by id) a `capture_hidden_mode` write is folded into: they get that value.
+    capture_folded: set[int] = field(default_factory=set)
 
 
 class _CallsIn(cst.CSTVisitor):
@@ -189,6 +200,7 @@ class PassOverridesAsArguments(MigrationCodemod):
             batch_names=(renamed | annotated | passed) - forward_batches,
             kept=kept,
             kept_forwarded={name for name in kept if name in forwarded},
+            kept_escaping=escaping_snapshots(node, kept),
         )
         frame.pass_through = self._pass_through_parameter(node, scan.calls)
         self._frames.append(frame)
@@ -253,6 +265,13 @@ class PassOverridesAsArguments(MigrationCodemod):
             for name in OVERRIDE_KEYWORDS["init_new"]:
                 if name in self._init_new_parameter_names() and name not in _keywords(call):
                     call = with_keyword(call, name, cst.Attribute(cst.Name(snapshot), cst.Name(name)))
+        if (
+            callee == "init_new"
+            and CAPTURE not in _keywords(call)
+            and CAPTURE in self._init_new_parameter_names()
+            and (frame is None or id(original_node) not in frame.capture_folded)
+        ):
+            call = self._with_old_capture_mode(original_node, call)
         if callee == "init_new":
             # The target's required keywords of init_new (0.5.16 on: `return_hidden_states_before_norm`),
             # passed as False unless a write right before the call said otherwise.
@@ -262,6 +281,25 @@ class PassOverridesAsArguments(MigrationCodemod):
         if call is not updated_node:
             self._grown.add(call)
         return call
+
+    def _with_old_capture_mode(self, original: cst.Call, call: cst.Call) -> cst.Call:
+        """The capture mode the old object carried, passed: the old `init_new` read it from the object
+        it was handed, where the target derives its own when none is given (at the forward, and from
+        0.5.17 by another rule: NULL on a draft runner). The runtime answers it for a kept snapshot
+        (its field) and for the live batch (the old method's derivation)."""
+        batch = next((arg.value for arg in call.args if arg.keyword is None and not arg.star), None)
+        if not isinstance(batch, cst.Name):
+            self.review(
+                original,
+                "MWB189",
+                f"`ForwardBatch.init_new` takes its batch as an expression this rewrite does not repeat: "
+                f"{self.state.target_version} derives the capture mode itself where the old `init_new` read the "
+                f"old object's; pass `capture_hidden_mode=` (`{CAPTURE_MODE_HELPER}(batch)` answers the old one)",
+            )
+            return call
+        AddImportsVisitor.add_needed_import(self.context, self.state.runtime_module, CAPTURE_MODE_HELPER)
+        value = cst.Call(cst.Name(CAPTURE_MODE_HELPER), [cst.Arg(cst.Name(batch.value))])
+        return with_keyword(call, CAPTURE, value)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         """`ForwardBatch.init_new` taken as a value (`functools.partial(ForwardBatch.init_new, ...)`,
@@ -320,14 +358,27 @@ class PassOverridesAsArguments(MigrationCodemod):
                 writes.append(before)
             if writes:
                 frame.folded[id(statement)] = sorted(writes)
+                if any(_known_write(body[w]).field == CAPTURE for w in writes):
+                    frame.capture_folded.add(id(call))
                 folded.update(id(body[w]) for w in writes)
         for statement in body:
             write = override_write(statement)
-            if write is None or id(statement) in folded or write.receiver not in frame.batch_names:
+            if write is None or id(statement) in folded or write.receiver not in frame.batch_names | frame.kept:
                 continue
             if write.receiver in frame.kept and write.receiver not in frame.kept_forwarded:
-                continue  # a write on the old object, which every `init_new` of it reads
+                if write.receiver in frame.kept_escaping:
+                    self._handed_on(statement, write)
+                continue  # a write on the old object, which every `init_new` of it here reads
             self._refuse(statement, write, not_taken.get(id(statement)))
+
+    def _handed_on(self, statement: cst.CSTNode, write: OverrideWrite) -> None:
+        self.review(
+            statement,
+            "MWB138",
+            f"`{write.field}` written on the kept snapshot `{write.receiver}`, which this function hands on: "
+            f"{self.state.target_version}'s `ForwardBatch.init_new` and workers take it as a keyword, and a forward "
+            f"past this function may not read it from the snapshot; pass `{write.field}=` to the call that consumes it",
+        )
 
     def _refuse(self, statement: cst.CSTNode, write: OverrideWrite, adjacent_call: str | None) -> None:
         if write.field == OVERRIDE_ARGUMENT:

@@ -50,7 +50,7 @@ from .req_pool import (
     ensure_req_pool_indices_cpu,
 )
 from .ring import BatchRecordRing, EmptyRingError
-from .snapshot import WorkerBatchSnapshot, worker_batch_snapshot
+from .snapshot import WorkerBatchSnapshot, worker_batch_capture_mode, worker_batch_snapshot
 from .streams import (
     V2_VERIFY_BATCH_ATTRS,
     V2_VERIFY_INPUT_ATTRS,
@@ -92,5 +92,6 @@ __all__ = [
     "resolve_forward_arguments",
     "restore_batch",
     "snapshot_batch",
+    "worker_batch_capture_mode",
     "worker_batch_snapshot",
 ]

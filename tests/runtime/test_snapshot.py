@@ -14,7 +14,12 @@ from typing import Any
 
 import pytest
 
-from mwbmigrate.runtime import WorkerBatchSnapshot, consume_forward_overrides, worker_batch_snapshot
+from mwbmigrate.runtime import (
+    WorkerBatchSnapshot,
+    consume_forward_overrides,
+    worker_batch_capture_mode,
+    worker_batch_snapshot,
+)
 from mwbmigrate.runtime.snapshot import OLD_FIELDS
 
 
@@ -287,3 +292,28 @@ def test_without_the_enum_the_error_says_what_to_import(monkeypatch):
     monkeypatch.delitem(sys.modules, "sglang.srt.model_executor.forward_batch_info")
     with pytest.raises(LookupError, match="forward_batch_info"):
         worker_batch_snapshot(Batch())
+
+
+def test_capture_mode_is_the_snapshot_field_or_the_old_derivation_of_the_live_batch():
+    batch = Batch(spec_info=SpecInfo(Mode.LAST))
+    snapshot = worker_batch_snapshot(batch)
+    assert worker_batch_capture_mode(snapshot) is Mode.LAST
+    snapshot.capture_hidden_mode = Mode.FULL  # written on the old object: its `init_new` read that
+    batch.spec_info = SpecInfo(Mode.NULL)  # the batch changed since: the snapshot does not see it
+    assert worker_batch_capture_mode(snapshot) is Mode.FULL
+    # The live batch: what the old method would derive now, in its order.
+    assert worker_batch_capture_mode(batch) is Mode.NULL
+    batch.spec_info = None
+    assert worker_batch_capture_mode(batch) is Mode.NULL
+    batch.spec_info, batch.return_hidden_states = SpecInfo(Mode.LAST), True
+    assert worker_batch_capture_mode(batch) is Mode.FULL
+
+
+def test_capture_mode_tells_a_snapshot_by_its_type_not_by_the_class_it_answers():
+    class Pretends(Batch):
+        @property  # type: ignore[misc]
+        def __class__(self) -> type:
+            return WorkerBatchSnapshot
+
+    batch = Pretends(spec_info=SpecInfo(Mode.LAST))
+    assert worker_batch_capture_mode(batch) is Mode.LAST  # derived, not read as a field

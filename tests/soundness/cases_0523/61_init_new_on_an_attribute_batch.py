@@ -1,0 +1,29 @@
+# expect: reported MWB189
+"""`ForwardBatch.init_new(self.pending, ...)`: the batch is an expression the rewrite would read a
+second time to pass the old object's capture mode, and a draft runner captures nothing from 0.5.17."""
+
+from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch
+from sglang.srt.model_executor.model_runner import ModelRunner
+from sglang.standin import make_batch, record
+
+
+class DraftRunner(ModelRunner):
+    is_draft_worker = True
+
+
+class SpecInput:
+    capture_hidden_mode = CaptureHiddenMode.LAST
+
+
+class Drafter:
+    def __init__(self, batch):
+        self.pending = batch.get_model_worker_batch()
+
+    def draft(self, runner):
+        forward_batch = ForwardBatch.init_new(self.pending, runner)
+        record("mode", forward_batch.observed["capture_hidden_mode"])
+        return runner.forward(forward_batch)
+
+
+def main():
+    return Drafter(make_batch(spec_info=SpecInput())).draft(DraftRunner())
