@@ -37,7 +37,7 @@ import libcst.matchers as m
 
 from mwbmigrate.analysis.calls import callee_name
 from mwbmigrate.analysis.names import NEW_PARAMETER, OLD_PARAMETER, ONE_SHOT_OVERRIDES
-from mwbmigrate.analysis.old_api import SNAPSHOT_HELPER
+from mwbmigrate.analysis.old_api import OVERRIDE_ARGUMENT, SNAPSHOT_HELPER
 
 CONSUMING_CALLS = frozenset({"init_new", "forward_batch_generation", "forward_batch_embedding"})
 
@@ -486,6 +486,23 @@ def kept_snapshots(function: cst.FunctionDef) -> set[str]:
         )
         if isinstance(assign, cst.Assign)
     }
+
+
+def read_back_by_snapshot(function: cst.FunctionDef, name: str) -> bool:
+    """Whether the function takes a kept snapshot of `name` with `name.seq_lens_cpu_cache` as its
+    override (`worker_batch_snapshot(batch, batch.seq_lens_cpu_cache)`): 0.5.12's split-prefill cache,
+    a plain field the snapshot reads back, which no consumer reads from 0.5.16 on."""
+    cache = m.Attribute(value=m.Name(name), attr=m.Name(OVERRIDE_ARGUMENT))
+    for call in m.findall(function, m.Call(func=m.Name(SNAPSHOT_HELPER))):
+        arguments = cst.ensure_type(call, cst.Call).args
+        if len(arguments) < 2 or arguments[0].keyword is not None or not m.matches(arguments[0].value, m.Name(name)):
+            continue
+        override = arguments[1]
+        if m.matches(override.value, cache) and (
+            override.keyword is None or override.keyword.value == OVERRIDE_ARGUMENT
+        ):
+            return True
+    return False
 
 
 class _SnapshotUses(cst.CSTVisitor):

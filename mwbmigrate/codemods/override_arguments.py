@@ -46,7 +46,13 @@ from libcst.codemod.visitors import AddImportsVisitor
 
 from mwbmigrate.analysis.names import ONE_SHOT_OVERRIDES
 from mwbmigrate.analysis.old_api import CAPTURE_MODE_HELPER, OVERRIDE_ARGUMENT
-from mwbmigrate.analysis.override_sites import OverrideWrite, escaping_snapshots, kept_snapshots, override_write
+from mwbmigrate.analysis.override_sites import (
+    OverrideWrite,
+    escaping_snapshots,
+    kept_snapshots,
+    override_write,
+    read_back_by_snapshot,
+)
 from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.analysis.target_versions import (
     OVERRIDE_KEYWORDS,
@@ -96,6 +102,11 @@ class FunctionFrame:
     folded: dict[int, list[int]] = field(default_factory=dict)
     # The consuming calls (by id) a `capture_hidden_mode` write is folded into: they get that value.
     capture_folded: set[int] = field(default_factory=set)
+    # Batch names whose `seq_lens_cpu_cache` a kept snapshot of this function takes as its override.
+    cache_read_back_by: set[str] = field(default_factory=set)
+
+    def cache_read_back(self, name: str) -> bool:
+        return name in self.cache_read_back_by
 
 
 class _CallsIn(cst.CSTVisitor):
@@ -202,6 +213,7 @@ class PassOverridesAsArguments(MigrationCodemod):
             kept_forwarded={name for name in kept if name in forwarded},
             kept_escaping=escaping_snapshots(node, kept),
         )
+        frame.cache_read_back_by = {name for name in frame.batch_names if read_back_by_snapshot(node, name)}
         frame.pass_through = self._pass_through_parameter(node, scan.calls)
         self._frames.append(frame)
 
@@ -381,6 +393,8 @@ class PassOverridesAsArguments(MigrationCodemod):
         )
 
     def _refuse(self, statement: cst.CSTNode, write: OverrideWrite, adjacent_call: str | None) -> None:
+        if write.field == OVERRIDE_ARGUMENT and self._frames and self._frames[-1].cache_read_back(write.receiver):
+            return  # 0.5.12's split-prefill cache: a field its snapshot reads back, which nothing consumes
         if write.field == OVERRIDE_ARGUMENT:
             self.review(
                 statement,

@@ -342,6 +342,8 @@ class ReportSemanticRisks(MigrationCodemod):
                         "MWB106",
                         f"write to `{field}` now mutates the scheduler's ScheduleBatch (it hit a throw-away copy before)",
                     )
+            elif field == OVERRIDE_ARGUMENT and overrides_are_arguments(self.state.target_version):
+                pass  # no such override from 0.5.16: nothing consumes the field (override-arguments: MWB139)
             elif field == OVERRIDE_ARGUMENT and isinstance(target.value, cst.Name) and target.value.value in read_back:
                 self.review(
                     statement,

@@ -13,6 +13,8 @@ Noise, each proven the same one call away or at the end of a kept snapshot's win
 - an override set again between two forwards, each consuming its own (MWB103);
 - a request list handed to a call after the forward, the kept snapshot's last use (MWB183);
 - the old method's override argument on a kept snapshot, which holds it for every forward (MWB103).
+- from 0.5.16, the split-prefill cache written on the batch and read back by a kept snapshot, which
+  no release consumes any more (MWB107, MWB139).
 
 Useful, and kept:
 - the same request list handed on between the snapshot and its forward (MWB183);
@@ -25,6 +27,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+
+import pytest
 
 from mwbmigrate.engine.runner import run_rewrite
 from mwbmigrate.engine.transform import TransformOptions
@@ -165,7 +169,7 @@ def _marked(text: str) -> dict[str, set[str]]:
     return found
 
 
-def test_the_noise_goes_and_the_useful_markers_stay(tmp_path: Path) -> None:
+def _migrated(root: Path, options: TransformOptions) -> dict[str, str]:
     files = {
         "plugin/__init__.py": "",
         "plugin/worker.py": WORKER,
@@ -175,10 +179,14 @@ def test_the_noise_goes_and_the_useful_markers_stay(tmp_path: Path) -> None:
         "sglang/srt/managers/schedule_batch.py": FORK_BATCH,
     }
     for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    summary = run_rewrite([tmp_path], TransformOptions(), jobs=1)
-    texts = {Path(r.path).name: r.rewritten for r in summary.results if r.rewritten is not None}
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    summary = run_rewrite([root], options, jobs=1)
+    return {Path(r.path).name: r.rewritten for r in summary.results if r.rewritten is not None}
+
+
+def test_the_noise_goes_and_the_useful_markers_stay(tmp_path: Path) -> None:
+    texts = _migrated(tmp_path, TransformOptions())
     assert set(texts) == {"worker.py", "draft.py", "forward.py", "embed.py", "schedule_batch.py"}
     for quiet in ("draft.py", "forward.py", "embed.py", "schedule_batch.py"):
         assert _marked(texts[quiet]) == {}, quiet
@@ -187,3 +195,19 @@ def test_the_noise_goes_and_the_useful_markers_stay(tmp_path: Path) -> None:
         "forward_any: def forward_any(self, batch: ScheduleBatch):": {"MWB150"},
         "split_prefill: batch.seq_lens_cpu_cache = worker_batch.seq_lens_cpu": {"MWB107"},
     }
+
+
+@pytest.mark.parametrize("target", ["0.5.16", "0.5.23"])
+def test_from_0_5_16_the_split_prefill_cache_is_a_plain_field_and_goes_unmarked(tmp_path: Path, target: str) -> None:
+    """No release from 0.5.16 has a `seq_lens_cpu_cache` override: the split-prefill write is a field
+    the kept snapshot reads back (`worker_batch_snapshot(batch, batch.seq_lens_cpu_cache)`), which no
+    `init_new` consumes, so neither MWB107 (a one-shot override) nor MWB139 (an override with no
+    successor) is true of it. What the target changes stays marked."""
+    texts = _migrated(tmp_path, TransformOptions(target_version=target))
+    assert _marked(texts["worker.py"]) == {
+        "forward_batch_generation: def forward_batch_generation(": {"MWB159"},
+        "forward_batch_generation: batch.capture_hidden_mode = CaptureHiddenMode.LAST": {"MWB103", "MWB138"},
+        "verify_reordered_first: worker_batch = worker_batch_snapshot(batch)": {"MWB183"},
+        "forward_any: def forward_any(self, batch: ScheduleBatch):": {"MWB150"},
+    }
+    assert "        batch.seq_lens_cpu_cache = worker_batch.seq_lens_cpu\n" in texts["worker.py"]
