@@ -38,6 +38,7 @@ import libcst.matchers as m
 from mwbmigrate.analysis.calls import callee_name
 from mwbmigrate.analysis.names import NEW_PARAMETER, OLD_PARAMETER, ONE_SHOT_OVERRIDES
 from mwbmigrate.analysis.old_api import OVERRIDE_ARGUMENT, SNAPSHOT_HELPER
+from mwbmigrate.analysis.worker_kinds import WORKER_METHOD
 
 CONSUMING_CALLS = frozenset({"init_new", "forward_batch_generation", "forward_batch_embedding"})
 
@@ -507,11 +508,11 @@ def read_back_by_snapshot(function: cst.FunctionDef, name: str) -> bool:
 
 class _SnapshotUses(cst.CSTVisitor):
     """Which of `names` the function uses other than by an attribute (`x.f`, `x.f = v`) or as the
-    batch of a `ForwardBatch.init_new(x, ...)` it calls itself."""
+    batch of a `ForwardBatch.init_new(x, ...)` or `w.forward_batch_generation(x, ...)` it calls itself."""
 
     def __init__(self, names: set[str]) -> None:
         self.names = names
-        self.escaping: set[str] = set()
+        self.escaping: dict[str, set[int]] = {}
         self._harmless: set[int] = set()  # Name nodes (by id) used in one of those two ways
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
@@ -519,7 +520,8 @@ class _SnapshotUses(cst.CSTVisitor):
             self._harmless.add(id(node.value))
 
     def visit_Call(self, node: cst.Call) -> None:
-        if m.matches(node.func, m.Attribute(value=m.Name("ForwardBatch"), attr=m.Name("init_new"))) and node.args:
+        consumer = m.Attribute(value=m.Name("ForwardBatch"), attr=m.Name("init_new"))
+        if m.matches(node.func, consumer | m.Attribute(attr=m.Name(WORKER_METHOD))) and node.args:
             first = node.args[0]
             if first.keyword is None and not first.star and isinstance(first.value, cst.Name):
                 self._harmless.add(id(first.value))
@@ -530,14 +532,55 @@ class _SnapshotUses(cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.names and id(node) not in self._harmless:
-            self.escaping.add(node.value)
+            self.escaping.setdefault(node.value, set()).add(id(node))
 
 
-def escaping_snapshots(function: cst.FunctionDef, kept: set[str]) -> set[str]:
-    """The kept snapshots the function hands on, returns, stores or aliases: an override written on
-    one reaches a forward that does not take it from the snapshot (a callee's `init_new`, a worker)."""
+class _LastUse(cst.CSTVisitor):
+    """Walks a function body in order: is `name` named after `statement` (but by `name.f`, `f` no
+    override), or is `statement` in a loop?"""
+
+    def __init__(self, name: str, statement: cst.CSTNode) -> None:
+        self.name, self.statement = name, statement
+        self.passed = False  # the walk has left `statement`
+        self.named_after = False
+        self.in_loop = False
+        self._loops = 0
+        self._field_uses: set[int] = set()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.statement:
+            self.in_loop = self._loops > 0
+        elif isinstance(node, cst.Attribute) and node.attr.value not in ONE_SHOT_OVERRIDES:
+            self._field_uses.add(id(node.value))  # `x.seq_lens`: reads no override, hands nothing on
+        elif (
+            self.passed and isinstance(node, cst.Name) and node.value == self.name and id(node) not in self._field_uses
+        ):
+            self.named_after = True
+        if isinstance(node, (cst.For, cst.While)):
+            self._loops += 1
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if original_node is self.statement:
+            self.passed = True
+        if isinstance(original_node, (cst.For, cst.While)):
+            self._loops -= 1
+
+
+def last_use_of(function: cst.FunctionDef, name: str, statement: cst.CSTNode) -> bool:
+    """Whether `statement` is the last the function does with `name` that could see an override: no
+    later statement names it but to use one of its other fields, and no loop runs the statement again."""
+    visitor = _LastUse(name, statement)
+    function.body.visit(visitor)
+    return visitor.passed and not visitor.named_after and not visitor.in_loop
+
+
+def escaping_snapshots(function: cst.FunctionDef, kept: set[str]) -> dict[str, set[int]]:
+    """The kept snapshots the function hands on, returns, stores or aliases, with those uses (Name
+    nodes, by id): an override written on one reaches a forward that does not take it from the
+    snapshot (a callee's `init_new`, a worker's use of it past the forward)."""
     if not kept:
-        return set()
+        return {}
     uses = _SnapshotUses(kept)
     function.body.visit(uses)
     return uses.escaping

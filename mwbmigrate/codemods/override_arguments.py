@@ -50,6 +50,7 @@ from mwbmigrate.analysis.override_sites import (
     OverrideWrite,
     escaping_snapshots,
     kept_snapshots,
+    last_use_of,
     override_write,
     read_back_by_snapshot,
 )
@@ -88,15 +89,17 @@ from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod, Migrati
 
 @dataclass
 class FunctionFrame:
+    function: cst.FunctionDef
     batch_names: set[str]  # names holding the ScheduleBatch in this function
     # Names bound to a snapshot kept in code: the old object, whose override fields the old
     # `init_new` read wherever they were written; its `init_new` takes them from it. Those also
     # handed to a worker's forward are folded or reported there, as any batch name is.
     kept: set[str] = field(default_factory=set)
     kept_forwarded: set[str] = field(default_factory=set)
+    kept_capture_written: set[str] = field(default_factory=set)  # kept snapshots whose capture mode is written
     # Kept snapshots the function hands on (to a call, a return, an attribute): an override written
     # on one may reach a forward that does not read it from the snapshot.
-    kept_escaping: set[str] = field(default_factory=set)
+    kept_escaping: dict[str, set[int]] = field(default_factory=dict)  # by name: the uses that hand it on
     pass_through: str | None = None  # the batch parameter of a forward_batch_generation that builds the forward batch
     # Per block statement (by id): the override writes folded into that consuming call.
     folded: dict[int, list[int]] = field(default_factory=dict)
@@ -129,6 +132,15 @@ class _CallsIn(cst.CSTVisitor):
         # `forward_batch = ForwardBatch.init_new(...)`: a ForwardBatch, whose fields are its own.
         if consuming_call(node.value) == "init_new" or m.matches(node.value, m.Call(func=m.Name("ForwardBatch"))):
             self.forward_batches.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+
+
+def _names_in(node: cst.CSTNode) -> list[cst.Name]:
+    return [cst.ensure_type(found, cst.Name) for found in m.findall(node, m.Name())]
+
+
+def _writes_field(function: cst.FunctionDef, name: str, field_name: str) -> bool:
+    target = m.AssignTarget(m.Attribute(value=m.Name(name), attr=m.Name(field_name)))
+    return bool(m.findall(function, m.Assign(targets=[m.ZeroOrMore(), target, m.ZeroOrMore()])))
 
 
 def _known_write(statement: cst.CSTNode) -> OverrideWrite:
@@ -208,10 +220,12 @@ class PassOverridesAsArguments(MigrationCodemod):
         kept = kept_snapshots(node)
         forwarded = {batch_argument(call) for call in scan.calls if consuming_call(call) == PASS_THROUGH_FUNCTION}
         frame = FunctionFrame(
+            function=node,
             batch_names=(renamed | annotated | passed) - forward_batches,
             kept=kept,
             kept_forwarded={name for name in kept if name in forwarded},
             kept_escaping=escaping_snapshots(node, kept),
+            kept_capture_written={name for name in kept if _writes_field(node, name, CAPTURE)},
         )
         frame.cache_read_back_by = {name for name in frame.batch_names if read_back_by_snapshot(node, name)}
         frame.pass_through = self._pass_through_parameter(node, scan.calls)
@@ -268,8 +282,13 @@ class PassOverridesAsArguments(MigrationCodemod):
         hands_on = frame is not None and frame.pass_through is not None and batch_argument(call) == frame.pass_through
         if hands_on and (callee == "init_new" or self._is_super_forward(call)) and CAPTURE not in _keywords(call):
             call = with_keyword(call, CAPTURE, cst.Name(CAPTURE))
-        snapshot = batch_argument(call) if frame is not None and callee == "init_new" else None
-        if frame is not None and snapshot is not None and snapshot in frame.kept:
+        snapshot = batch_argument(call) if frame is not None and callee else None
+        if frame is not None and snapshot in frame.kept_capture_written and callee == PASS_THROUGH_FUNCTION:
+            # A worker forward of a kept snapshot whose capture mode this function writes: the old
+            # forward read the mode from the old object, which keeps the write for every later use.
+            if CAPTURE not in _keywords(call):
+                call = with_keyword(call, CAPTURE, cst.Attribute(cst.Name(snapshot), cst.Name(CAPTURE)))
+        if frame is not None and snapshot is not None and snapshot in frame.kept and callee == "init_new":
             # A kept snapshot: the old `init_new` read each override from the old object, written
             # there or derived by the old method (its capture mode); so does this call, whatever the
             # target derives when the keyword is left out (from 0.5.17: the server's mode, NULL on a
@@ -328,8 +347,39 @@ class PassOverridesAsArguments(MigrationCodemod):
             "MWB189",
             f"`ForwardBatch.init_new` taken as a value: SGLang {self.state.target_version} requires {names}, "
             "which the calls through it do not pass and this rewrite cannot add; pass "
-            f"{'it' if len(required) == 1 else 'them'} where it is bound (`functools.partial(..., {required[0]}=False)`)",
+            f"{'it' if len(required) == 1 else 'them'} where it is bound (`functools.partial(..., {required[0]}=False)`), "
+            f"and the old object's capture mode where it is called (`capture_hidden_mode={CAPTURE_MODE_HELPER}(batch)`)",
         )
+
+    def visit_Name(self, node: cst.Name) -> None:
+        """`ForwardBatch` itself taken as a value (`forward_batch_cls = ForwardBatch`, handed to a call,
+        kept in a table): `init_new` called through it is not a call this codemod sees."""
+        if node.value != "ForwardBatch" or not self._required_init_new_keywords():
+            return
+        parent = self.parent(node)
+        held = (
+            (
+                isinstance(parent, (cst.Assign, cst.AnnAssign, cst.Return, cst.Element, cst.DictElement))
+                and parent.value is node
+            )
+            or (isinstance(parent, cst.Param) and parent.default is node)
+            or (isinstance(parent, cst.Arg) and parent.value is node and not self._is_type_test(self.parent(parent)))
+        )
+        if not held:
+            return
+        names = ", ".join(f"`{name}`" for name in self._required_init_new_keywords())
+        self.review(
+            node,
+            "MWB189",
+            f"`ForwardBatch` taken as a value: a call of `init_new` through it is not one this rewrite sees, and "
+            f"SGLang {self.state.target_version} requires {names} there and derives its own capture mode where the "
+            f"old `init_new` read the old object's; pass them where it is called "
+            f"(`capture_hidden_mode={CAPTURE_MODE_HELPER}(batch)`)",
+        )
+
+    @staticmethod
+    def _is_type_test(call: cst.CSTNode | None) -> bool:
+        return isinstance(call, cst.Call) and m.matches(call.func, m.Name("isinstance") | m.Name("issubclass"))
 
     def _init_new_parameter_names(self) -> set[str]:
         return {p.name for p in init_new_parameters(self.state.target_version)}
@@ -354,7 +404,9 @@ class PassOverridesAsArguments(MigrationCodemod):
             batch = batch_argument(call)
             if batch is None or batch not in frame.batch_names or not _free_of_effects(call):
                 continue
-            if callee == "init_new" and batch in frame.kept:
+            if batch in frame.kept and (
+                batch in frame.kept_escaping or not last_use_of(frame.function, batch, statement)
+            ):
                 continue  # the call takes the snapshot's own fields (leave_Call): its writes stay on it
             accepted, taken = OVERRIDE_KEYWORDS[callee], _keywords(call)
             writes: list[int] = []
@@ -377,11 +429,32 @@ class PassOverridesAsArguments(MigrationCodemod):
             write = override_write(statement)
             if write is None or id(statement) in folded or write.receiver not in frame.batch_names | frame.kept:
                 continue
-            if write.receiver in frame.kept and write.receiver not in frame.kept_forwarded:
+            if write.receiver in frame.kept:
+                # A write on the old object, which every forward of it here reads from it (leave_Call);
+                # one the worker's forward takes no keyword for, or a snapshot handed further, is marked.
                 if write.receiver in frame.kept_escaping:
-                    self._handed_on(statement, write)
-                continue  # a write on the old object, which every `init_new` of it here reads
+                    if self._reaches_a_hand_off(body, statement, write, frame.kept_escaping[write.receiver]):
+                        self._handed_on(statement, write)
+                elif write.receiver in frame.kept_forwarded and write.field != CAPTURE:
+                    forward_takes_it = write.field in OVERRIDE_KEYWORDS[PASS_THROUGH_FUNCTION]
+                    self._refuse(statement, write, None if forward_takes_it else PASS_THROUGH_FUNCTION)
+                continue
             self._refuse(statement, write, not_taken.get(id(statement)))
+
+    @staticmethod
+    def _reaches_a_hand_off(
+        body: Sequence[cst.BaseStatement], statement: cst.BaseStatement, write: OverrideWrite, hand_offs: set[int]
+    ) -> bool:
+        """False only where a later statement of the block writes the same field on the snapshot
+        before any statement in between hands the snapshot on: that value never leaves."""
+        index = next(i for i, s in enumerate(body) if s is statement)
+        for later in body[index + 1 :]:
+            again = override_write(later)
+            if again is not None and again.receiver == write.receiver and again.field == write.field:
+                return False
+            if any(id(node) in hand_offs for node in _names_in(later)):
+                return True
+        return True
 
     def _handed_on(self, statement: cst.CSTNode, write: OverrideWrite) -> None:
         self.review(
@@ -473,13 +546,17 @@ class PassOverridesAsArguments(MigrationCodemod):
         return self._fitted(updated_node, "".join(self._indents))
 
     def _fitted(self, statement: cst.SimpleStatementLine, indent: str) -> cst.SimpleStatementLine:
-        """Lay a grown one-line call out as black would when its line got longer than black allows."""
+        """Lay a grown call out as black would when a line of it got longer than black allows."""
         call = _statement_call(statement)
-        if call is None or call not in self._grown or "\n" in _code(call):
+        if call is None or call not in self._grown:
             return statement
-        line = _code(statement.with_changes(leading_lines=(), trailing_whitespace=cst.TrailingWhitespace()))
-        if len(indent) + len(line.rstrip("\n")) <= MAX_LINE:
+        code = _code(statement.with_changes(leading_lines=(), trailing_whitespace=cst.TrailingWhitespace()))
+        if all(len(indent) + len(line) <= MAX_LINE for line in code.rstrip("\n").split("\n")):
             return statement
+        if "\n" in _code(call):
+            if "#" in _code(call):
+                return statement  # its comments stay where they are, the line long
+            call = one_line(call)  # its arguments had one line of their own: laid out again
         exploded = arguments_on_their_own_line(call, indent, self._default_indent)
         self._grown.add(exploded)
         self._laid_out.add(exploded)
