@@ -16,7 +16,8 @@ when that is safe), on the name the call takes as its batch. 0.5.16's `init_new`
 `return_hidden_states_before_norm`, so every `ForwardBatch.init_new` call gets `=False` unless a
 write says otherwise; a `forward_batch_generation` that builds the forward batch from its first
 parameter (`ForwardBatch.init_new(batch, ...)`, or `super().forward_batch_generation(batch, ...)`)
-gains the keyword-only `capture_hidden_mode=None` and hands it on, as `TpModelWorker`'s does; not
+gains the keyword-only `capture_hidden_mode=None` and hands it on, as `TpModelWorker`'s does (the
+old object's mode where the caller gives none: `worker_batch_capture_mode(batch, capture_hidden_mode)`); not
 a speculative worker's (`analysis.worker_classes`): the scheduler never passes it one, and no
 `EAGLEWorkerV2` from 0.5.13 to 0.5.23 takes it (worker-signatures gives such a method what its
 callers do pass).
@@ -45,7 +46,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
 from mwbmigrate.analysis.names import ONE_SHOT_OVERRIDES
-from mwbmigrate.analysis.old_api import CAPTURE_MODE_HELPER, OVERRIDE_ARGUMENT
+from mwbmigrate.analysis.old_api import CAPTURE_MODE_HELPER, OVERRIDE_ARGUMENT, SNAPSHOT_HELPER
 from mwbmigrate.analysis.override_sites import (
     OverrideWrite,
     escaping_snapshots,
@@ -177,10 +178,23 @@ class PassOverridesAsArguments(MigrationCodemod):
         self._forward_batch_module: str | None = None
         self._module_names: set[str] = set()
         self._workers: dict[str, WorkerClass] = {}
+        self._held_snapshots: set[str] = set()  # `self.mwb`: where the module keeps a snapshot other than in a local
+        self._snapshots_in_containers = False
 
     # -- module facts --------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
         self._default_indent = node.default_indent
+        self._held_snapshots = {
+            _code(target.target)
+            for assign in m.findall(node, m.Assign(value=m.Call(func=m.Name(SNAPSHOT_HELPER))))
+            for target in cst.ensure_type(assign, cst.Assign).targets
+            if not isinstance(target.target, cst.Name)
+        }
+        # A snapshot put in a container (`{"mwb": worker_batch_snapshot(batch)}`): any item may hold it.
+        in_container = m.Element(value=m.Call(func=m.Name(SNAPSHOT_HELPER))) | m.DictElement(
+            value=m.Call(func=m.Name(SNAPSHOT_HELPER))
+        )
+        self._snapshots_in_containers = bool(m.findall(node, in_container))
         # Inside SGLang's package too: its own spec workers are no more a target worker than a fork's.
         self._workers = worker_classes(
             node, inside_sglang=False, project=self.state.project_workers.of_module(self.state.location.path)
@@ -198,6 +212,31 @@ class PassOverridesAsArguments(MigrationCodemod):
                     self._module_names |= names
                     if "ForwardBatch" in names and small.module is not None and not small.relative:
                         self._forward_batch_module = _code(small.module)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """An override written on a snapshot this module keeps in an attribute or a container
+        (`self.mwb = worker_batch_snapshot(batch)`): the old forward read it from the old object; from
+        0.5.16 a worker or `init_new` takes it as a keyword, which a forward of `self.mwb` is not given."""
+        if not self._held_snapshots and not self._snapshots_in_containers:
+            return
+        for target in node.targets:
+            written = target.target
+            if (
+                isinstance(written, cst.Attribute)
+                and written.attr.value in ONE_SHOT_OVERRIDES
+                and not isinstance(written.value, cst.Name)
+                and (
+                    _code(written.value) in self._held_snapshots
+                    or (self._snapshots_in_containers and isinstance(written.value, cst.Subscript))
+                )
+            ):
+                self.review(
+                    node,
+                    "MWB138",
+                    f"`{written.attr.value}` written on the snapshot kept in `{_code(written.value)}`: "
+                    f"{self.state.target_version}'s `ForwardBatch.init_new` and workers take it as a keyword, which "
+                    f"this rewrite does not pass from there; pass `{written.attr.value}=` to the call that consumes it",
+                )
 
     # -- which names hold the batch ------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -279,9 +318,16 @@ class PassOverridesAsArguments(MigrationCodemod):
         callee = consuming_call(updated_node)
         frame = self._frames[-1] if self._frames else None
         call = updated_node
-        hands_on = frame is not None and frame.pass_through is not None and batch_argument(call) == frame.pass_through
-        if hands_on and (callee == "init_new" or self._is_super_forward(call)) and CAPTURE not in _keywords(call):
-            call = with_keyword(call, CAPTURE, cst.Name(CAPTURE))
+        handing_on = frame.pass_through if frame is not None else None
+        hands_on = handing_on is not None and batch_argument(call) == handing_on
+        if handing_on is not None and hands_on and (callee == "init_new" or self._is_super_forward(call)) and CAPTURE not in _keywords(call):  # fmt: skip
+            # The caller's mode where it gives one, else the one the old object carried, which the old
+            # forward read from it (the target would derive its own: NULL on a draft runner from 0.5.17).
+            AddImportsVisitor.add_needed_import(self.context, self.state.runtime_module, CAPTURE_MODE_HELPER)
+            handed = cst.Call(
+                cst.Name(CAPTURE_MODE_HELPER), [cst.Arg(cst.Name(handing_on)), cst.Arg(cst.Name(CAPTURE))]
+            )
+            call = with_keyword(call, CAPTURE, handed)
         snapshot = batch_argument(call) if frame is not None and callee else None
         if frame is not None and snapshot in frame.kept_capture_written and callee == PASS_THROUGH_FUNCTION:
             # A worker forward of a kept snapshot whose capture mode this function writes: the old

@@ -218,15 +218,18 @@ def _rebuild(
     return snapshot
 
 
-def worker_batch_capture_mode(batch: Any) -> Any:
+def worker_batch_capture_mode(batch: Any, given: Any = None) -> Any:
     """The capture mode the old object carried to `init_new`, for a call that passes it as a keyword
-    (`ForwardBatch.init_new(batch, runner, capture_hidden_mode=worker_batch_capture_mode(batch))`).
+    (`ForwardBatch.init_new(batch, runner, capture_hidden_mode=worker_batch_capture_mode(batch))`);
+    `given`, where it is not None: a worker's own `capture_hidden_mode` argument, which its caller set.
 
     From SGLang 0.5.16 `init_new` takes the mode as an argument and derives it when none is given, at
     the forward and from 0.5.17 by another rule (NULL on a draft runner). The old `init_new` read the
     field of the object it was handed: a kept snapshot's own field (derived when it was taken, or
     written since), and for the live batch, which a rewrite hands on only where nothing changes it
     after the old method ran, what that method derived."""
+    if given is not None:
+        return given
     if issubclass(type(batch), WorkerBatchSnapshot):  # not `isinstance`: a snapshot's `__class__` is the batch's
         return object.__getattribute__(batch, "capture_hidden_mode")
     return _capture_hidden_mode(batch, getattr(batch, "return_hidden_states", False))

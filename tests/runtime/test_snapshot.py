@@ -317,3 +317,10 @@ def test_capture_mode_tells_a_snapshot_by_its_type_not_by_the_class_it_answers()
 
     batch = Pretends(spec_info=SpecInfo(Mode.LAST))
     assert worker_batch_capture_mode(batch) is Mode.LAST  # derived, not read as a field
+
+
+def test_capture_mode_given_by_the_caller_wins():
+    batch = Batch(spec_info=SpecInfo(Mode.LAST))
+    assert worker_batch_capture_mode(batch, Mode.FULL) is Mode.FULL
+    assert worker_batch_capture_mode(worker_batch_snapshot(batch), Mode.NULL) is Mode.NULL
+    assert worker_batch_capture_mode(batch, None) is Mode.LAST  # none given: the old object's
