@@ -128,6 +128,12 @@ class _FunctionScan(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         if self.statements:  # calls in decorators and defaults sit outside the body
             self.calls.append((node, self.statements[-1]))
+            # `getattr(x, "field"[, default])` reads `x.field`, as the old object answered it.
+            field = _constant_getattr_field(node)
+            if field is not None:
+                read = cst.Attribute(value=node.args[0].value, attr=cst.Name(field))
+                self.reads.append((read, self.statements[-1]))
+                self.gates[id(read)] = tuple(self._tests)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if not self.statements or not isinstance(node.value, cst.Name):
@@ -137,6 +143,17 @@ class _FunctionScan(cst.CSTVisitor):
         else:
             self.reads.append((node, self.statements[-1]))
             self.gates[id(node)] = tuple(self._tests)
+
+
+def _constant_getattr_field(call: cst.Call) -> str | None:
+    """`getattr(name, "field")` or `getattr(name, "field", default)` -> "field"."""
+    arguments = call.args
+    if not (isinstance(call.func, cst.Name) and call.func.value == "getattr" and len(arguments) in (2, 3)):
+        return None
+    if not isinstance(arguments[0].value, cst.Name) or not isinstance(arguments[1].value, cst.SimpleString):
+        return None
+    field = arguments[1].value.evaluated_value
+    return field if isinstance(field, str) and field.isidentifier() else None
 
 
 def _bound_names(target: cst.BaseExpression) -> list[str]:
@@ -376,10 +393,14 @@ class ReportSemanticRisks(MigrationCodemod):
                     continue  # override-moves reads it on the forward batch, after init_new
                 if self._derivation_read(node, facts, statement, receiver.value):
                     continue  # worker-batch-calls reads the old method's derivation there
+                if overrides_are_arguments(self.state.target_version):
+                    batch_has = f"SGLang {self.state.target_version}'s ScheduleBatch has no such field"
+                else:
+                    batch_has = "on ScheduleBatch it is None unless just set"
                 self.review(
                     statement,
                     "MWB104",
-                    f"`{field}` was derived on the old object; on ScheduleBatch it is None unless just set: read forward_batch.{field} after init_new",
+                    f"`{field}` was derived on the old object; {batch_has}: read forward_batch.{field} after init_new",
                 )
             elif field == "seq_lens_cpu" and receiver.value in overridden:
                 self.review(
