@@ -477,16 +477,48 @@ def plan_forward_batch_write_move(block: Sequence[cst.CSTNode], index: int) -> s
     return binding[1]
 
 
+class _SnapshotBindings(cst.CSTVisitor):
+    """Names a function body binds to a snapshot kept in code, its nested scopes left out."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind(node.target, node.value)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(node.target, node.value)
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name) and m.matches(value, m.Call(func=m.Name(SNAPSHOT_HELPER))):
+            self.names.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+            if len(target.elements) == len(value.elements):  # `mwb, index = worker_batch_snapshot(b), i`
+                for bound, given in zip(target.elements, value.elements, strict=True):
+                    self._bind(bound.value, given.value)
+
+
 def kept_snapshots(function: cst.FunctionDef) -> set[str]:
-    """The names the function binds to a snapshot kept in code (`x = worker_batch_snapshot(...)`):
-    the old object, which keeps an override written on it through every forward."""
-    return {
-        cst.ensure_type(assign.targets[0].target, cst.Name).value
-        for assign in m.findall(
-            function, m.Assign(targets=[m.AssignTarget(m.Name())], value=m.Call(func=m.Name(SNAPSHOT_HELPER)))
-        )
-        if isinstance(assign, cst.Assign)
-    }
+    """The names the function binds to a snapshot kept in code (`x = worker_batch_snapshot(...)`,
+    annotated, unpacked from a tuple, or by `:=`): the old object, which keeps an override written on
+    it through every forward. A nested function's own names are not the function's."""
+    bindings = _SnapshotBindings()
+    function.body.visit(bindings)
+    return bindings.names
 
 
 def read_back_by_snapshot(function: cst.FunctionDef, name: str) -> bool:
@@ -525,6 +557,13 @@ class _SnapshotUses(cst.CSTVisitor):
             first = node.args[0]
             if first.keyword is None and not first.star and isinstance(first.value, cst.Name):
                 self._harmless.add(id(first.value))
+            for argument in node.args:
+                if argument.keyword is not None and argument.keyword.value == "batch":
+                    self._harmless.add(id(argument.value))
+
+    def visit_Del(self, node: cst.Del) -> None:
+        if isinstance(node.target, cst.Name):
+            self._harmless.add(id(node.target))
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         if isinstance(node.target, cst.Name):
@@ -570,6 +609,9 @@ class _LastUse(cst.CSTVisitor):
 def last_use_of(function: cst.FunctionDef, name: str, statement: cst.CSTNode) -> bool:
     """Whether `statement` is the last the function does with `name` that could see an override: no
     later statement names it but to use one of its other fields, and no loop runs the statement again."""
+    for nested in m.findall(function.body, m.FunctionDef() | m.Lambda()):
+        if m.findall(nested, m.Name(name)):
+            return False  # a nested function or lambda naming it may run after the call
     visitor = _LastUse(name, statement)
     function.body.visit(visitor)
     return visitor.passed and not visitor.named_after and not visitor.in_loop

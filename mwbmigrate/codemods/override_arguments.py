@@ -139,9 +139,44 @@ def _names_in(node: cst.CSTNode) -> list[cst.Name]:
     return [cst.ensure_type(found, cst.Name) for found in m.findall(node, m.Name())]
 
 
+def _bound_in(function: cst.FunctionDef) -> set[str]:
+    """The names a function binds itself: its parameters and its assignment targets."""
+    bound = {param.name.value for param in all_params(function.params)}
+    for target in m.findall(function.body, m.AssignTarget(m.Name())):
+        bound.add(cst.ensure_type(cst.ensure_type(target, cst.AssignTarget).target, cst.Name).value)
+    return bound
+
+
 def _writes_field(function: cst.FunctionDef, name: str, field_name: str) -> bool:
+    """`name.field = v`, or `setattr(name, "field", v)`, anywhere in the function."""
     target = m.AssignTarget(m.Attribute(value=m.Name(name), attr=m.Name(field_name)))
-    return bool(m.findall(function, m.Assign(targets=[m.ZeroOrMore(), target, m.ZeroOrMore()])))
+    if m.findall(function, m.Assign(targets=[m.ZeroOrMore(), target, m.ZeroOrMore()])):
+        return True
+    spelled = m.SimpleString(f'"{field_name}"') | m.SimpleString(f"'{field_name}'")
+    return bool(
+        m.findall(function, m.Call(func=m.Name("setattr"), args=[m.Arg(m.Name(name)), m.Arg(spelled), m.ZeroOrMore()]))
+    )
+
+
+# Where SGLang keeps the `TpModelWorker` a speculative worker drives (its forward takes
+# `capture_hidden_mode=` from 0.5.16); any other worker may be a speculative one, which takes none.
+_TARGET_WORKERS = frozenset({"target_worker", "_target_worker", "tp_worker"})
+
+
+def takes_capture_mode(call: cst.Call) -> bool:
+    """Whether `<worker>.forward_batch_generation(...)` calls a worker known to take `capture_hidden_mode=`."""
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return False
+    worker = func.value
+    name = (
+        worker.attr.value
+        if isinstance(worker, cst.Attribute)
+        else worker.value
+        if isinstance(worker, cst.Name)
+        else None
+    )
+    return name in _TARGET_WORKERS
 
 
 def _known_write(statement: cst.CSTNode) -> OverrideWrite:
@@ -156,7 +191,7 @@ class PassOverridesAsArguments(MigrationCodemod):
     NAME = "override-arguments"
     SUMMARY = "With --target-version 0.5.16 or later: an override write right before `ForwardBatch.init_new` / `forward_batch_generation` becomes its keyword argument."
     TRIGGERS = OLD_API
-    BODY_WORDS = ("init_new", PASS_THROUGH_FUNCTION, *ONE_SHOT_OVERRIDES)  # applies_to's words
+    BODY_WORDS = ("init_new", PASS_THROUGH_FUNCTION, *ONE_SHOT_OVERRIDES, "ForwardBatch")  # + a class taken as a value
     REVIEW_CODES = ("MWB138", "MWB139", "MWB140", "MWB189")
     REQUIRES = REPORTS
     SINCE = next(v for v in TARGET_VERSIONS if overrides_are_arguments(v))  # applies_to's test
@@ -257,6 +292,9 @@ class PassOverridesAsArguments(MigrationCodemod):
             if batch is not None
         }
         kept = kept_snapshots(node)
+        enclosing = self._frames[-1] if self._frames else None
+        if enclosing is not None:  # a closure's free variable: the enclosing function's snapshot
+            kept |= enclosing.kept - _bound_in(node)
         forwarded = {batch_argument(call) for call in scan.calls if consuming_call(call) == PASS_THROUGH_FUNCTION}
         frame = FunctionFrame(
             function=node,
@@ -264,7 +302,8 @@ class PassOverridesAsArguments(MigrationCodemod):
             kept=kept,
             kept_forwarded={name for name in kept if name in forwarded},
             kept_escaping=escaping_snapshots(node, kept),
-            kept_capture_written={name for name in kept if _writes_field(node, name, CAPTURE)},
+            kept_capture_written={name for name in kept if _writes_field(node, name, CAPTURE)}
+            | ((enclosing.kept_capture_written & kept) if enclosing is not None else set()),
         )
         frame.cache_read_back_by = {name for name in frame.batch_names if read_back_by_snapshot(node, name)}
         frame.pass_through = self._pass_through_parameter(node, scan.calls)
@@ -315,6 +354,8 @@ class PassOverridesAsArguments(MigrationCodemod):
 
     # -- calls ---------------------------------------------------------------------------------
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if m.matches(original_node.func, m.Attribute(value=m.Call(func=m.Name("type")), attr=m.Name("init_new"))):
+            self._class_taken_as_a_value(original_node, "`type(...).init_new(...)`")  # a forward batch's class
         callee = consuming_call(updated_node)
         frame = self._frames[-1] if self._frames else None
         call = updated_node
@@ -330,6 +371,21 @@ class PassOverridesAsArguments(MigrationCodemod):
             call = with_keyword(call, CAPTURE, handed)
         snapshot = batch_argument(call) if frame is not None and callee else None
         if frame is not None and snapshot in frame.kept_capture_written and callee == PASS_THROUGH_FUNCTION:
+            if not takes_capture_mode(call):
+                worker = _code(cst.ensure_type(call.func, cst.Attribute).value)
+                self.review(
+                    original_node,
+                    "MWB138",
+                    f"`{snapshot}` has its capture mode written in this function and goes to `{worker}`'s forward, "
+                    f"which this rewrite does not give `capture_hidden_mode=` (a speculative worker takes none): from "
+                    f"{self.state.target_version} a `TpModelWorker` derives its own; pass it if `{worker}` takes it",
+                )
+        if (
+            frame is not None
+            and snapshot in frame.kept_capture_written
+            and callee == PASS_THROUGH_FUNCTION
+            and takes_capture_mode(call)
+        ):
             # A worker forward of a kept snapshot whose capture mode this function writes: the old
             # forward read the mode from the old object, which keeps the write for every later use.
             if CAPTURE not in _keywords(call):
@@ -403,21 +459,26 @@ class PassOverridesAsArguments(MigrationCodemod):
         if node.value != "ForwardBatch" or not self._required_init_new_keywords():
             return
         parent = self.parent(node)
+        valued = (cst.Assign, cst.AnnAssign, cst.Return, cst.Element, cst.DictElement, cst.NamedExpr, cst.Yield)
         held = (
-            (
-                isinstance(parent, (cst.Assign, cst.AnnAssign, cst.Return, cst.Element, cst.DictElement))
-                and parent.value is node
-            )
+            (isinstance(parent, valued) and parent.value is node)
             or (isinstance(parent, cst.Param) and parent.default is node)
+            or (isinstance(parent, cst.Lambda) and parent.body is node)
+            or isinstance(parent, (cst.IfExp, cst.BooleanOperation))  # `custom or ForwardBatch`
             or (isinstance(parent, cst.Arg) and parent.value is node and not self._is_type_test(self.parent(parent)))
+            or (isinstance(parent, cst.ImportAlias) and parent.asname is not None)  # `import ForwardBatch as FB`
         )
-        if not held:
+        if held:
+            self._class_taken_as_a_value(node, "`ForwardBatch` taken as a value")
+
+    def _class_taken_as_a_value(self, node: cst.CSTNode, what: str) -> None:
+        if not self._required_init_new_keywords():
             return
         names = ", ".join(f"`{name}`" for name in self._required_init_new_keywords())
         self.review(
             node,
             "MWB189",
-            f"`ForwardBatch` taken as a value: a call of `init_new` through it is not one this rewrite sees, and "
+            f"{what}: a call of `init_new` through it is not one this rewrite sees, and "
             f"SGLang {self.state.target_version} requires {names} there and derives its own capture mode where the "
             f"old `init_new` read the old object's; pass them where it is called "
             f"(`capture_hidden_mode={CAPTURE_MODE_HELPER}(batch)`)",
@@ -450,6 +511,8 @@ class PassOverridesAsArguments(MigrationCodemod):
             batch = batch_argument(call)
             if batch is None or batch not in frame.batch_names or not _free_of_effects(call):
                 continue
+            if callee == PASS_THROUGH_FUNCTION and not takes_capture_mode(call):
+                continue  # a speculative worker takes no `capture_hidden_mode=`: its writes stay, marked
             if batch in frame.kept and (
                 batch in frame.kept_escaping or not last_use_of(frame.function, batch, statement)
             ):

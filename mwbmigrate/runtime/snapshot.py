@@ -13,9 +13,10 @@ The snapshot *is* the old object, not a copy of the batch: an instance of this m
 attributes as the old method read them, and nothing else: no `copy.copy`, no `__reduce_ex__`, no
 subclass of the batch's class, so no `__copy__`, `__del__`, `__init_subclass__` or `__setattr__` of
 the fork's batch class runs. It answers as the old object answered: `hasattr` and `getattr` of its
-fields, `AttributeError` on anything else user code reads, `dataclasses.fields` / `asdict` /
-`replace`, `pickle`, `copy`, `deepcopy`, `==` and `repr`. Only its class tells it apart (a type test,
-a class-name read).
+fields, `AttributeError` on anything else user code reads, `dataclasses.fields` / `asdict`, `pickle`,
+`copy`, `deepcopy`, `==` and `repr`. Only its class tells it apart (a type test, a class-name read,
+and `dataclasses.replace`, which rebuilds `x.__class__`, the batch's class: reported where the
+rewrite sees it).
 
 What a release's consumers (`ForwardBatch.init_new`, the workers) read beyond the old fields
 (`CONSUMER_READS`) the snapshot answers too, as of the snapshot: the lengths under their new names

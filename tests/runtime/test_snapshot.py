@@ -176,7 +176,7 @@ def test_fields_the_old_method_never_read_are_taken_without_running_code():
     assert snapshot.mamba_cow_src_indices is None and snapshot.decoding_reqs == ["r"]
 
 
-def test_equality_repr_replace_and_asdict_are_the_old_dataclass_s():
+def test_equality_repr_and_asdict_are_the_old_dataclass_s():
     batch = Batch()
     first, second = worker_batch_snapshot(batch), worker_batch_snapshot(batch)
     assert first == second and first is not second
