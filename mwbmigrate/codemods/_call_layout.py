@@ -165,6 +165,31 @@ def one_argument_a_line(call: cst.Call, indent: str) -> cst.Call:
     return call.with_changes(whitespace_before_args=inner, args=args)
 
 
+def calls_split_to_fit(call: cst.Call, indent: str, unit: str) -> cst.Call:
+    """In a call laid out one argument a line, an argument still longer than its line whose value is
+    a call gets that call's arguments on a line of their own, as black splits it."""
+    args = list(call.args)
+    for index, arg in enumerate(args):
+        value = arg.value
+        line = _code(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=_EMPTY))
+        if len(indent) + len(unit) + len(line) + 1 <= MAX_LINE or "\n" in line:
+            continue
+        if not isinstance(value, cst.Call) or not value.args:
+            continue
+        inner = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(unit * 2))
+        closing = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(unit))
+        last = len(value.args) - 1
+        inner_args = [
+            a.with_changes(
+                comma=cst.Comma(whitespace_after=_SPACE) if i < last else cst.MaybeSentinel.DEFAULT,
+                whitespace_after_arg=closing if i == last else _EMPTY,
+            )
+            for i, a in enumerate(value.args)
+        ]
+        args[index] = arg.with_changes(value=value.with_changes(whitespace_before_args=inner, args=inner_args))
+    return call.with_changes(args=args)
+
+
 def with_keyword_only_parameter(params: cst.Parameters, param: cst.Param) -> cst.Parameters:
     """Append a keyword-only parameter after a bare `*` (a signature without `*`/`**` parts)."""
     last = params.params[-1]

@@ -78,6 +78,7 @@ from mwbmigrate.codemods._call_layout import (
     _with_call,
     arguments_on_their_own_line,
     batch_argument,
+    calls_split_to_fit,
     consuming_call,
     fitted_signature,
     one_line,
@@ -667,6 +668,7 @@ class PassOverridesAsArguments(MigrationCodemod):
                 return statement  # its comments stay where they are, the line long
             call = one_line(call)  # its arguments had one line of their own: laid out again
         exploded = arguments_on_their_own_line(call, indent, self._default_indent)
+        exploded = calls_split_to_fit(exploded, indent, self._default_indent)
         self._grown.add(exploded)
         self._laid_out.add(exploded)
         return _with_call(statement, exploded)

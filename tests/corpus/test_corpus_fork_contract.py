@@ -146,7 +146,7 @@ def test_the_contract_step_changes_no_file_the_migration_does_not(fork, runs):
 
 PLUGIN_AT_0523 = """from sglang.srt.managers.schedule_batch import ScheduleBatch
 from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch
-from mwbmigrate.runtime import worker_batch_snapshot
+from mwbmigrate.runtime import worker_batch_capture_mode, worker_batch_snapshot
 from typing import Optional
 
 
@@ -160,7 +160,7 @@ class ForkWorker:
         forward_batch = ForwardBatch.init_new(
             batch,
             self.model_runner,
-            capture_hidden_mode=capture_hidden_mode,
+            capture_hidden_mode=worker_batch_capture_mode(batch, capture_hidden_mode),
             return_hidden_states_before_norm=False,
         )
         return self.model_runner.forward(forward_batch)

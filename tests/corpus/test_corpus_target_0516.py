@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from corpus_trees import marked_statement
+from mwbmigrate.analysis.old_api import CAPTURE_MODE_HELPER
 from mwbmigrate.cli import app
 from sglang_corpus import OLD_VERSION, CorpusUnavailable, sglang_tree
 
@@ -81,22 +82,35 @@ def _declared(cls: ast.ClassDef) -> set[str]:
 
 def _override_keywords(tree: ast.Module) -> set[tuple[str, str]]:
     """(consuming call, override keyword) pairs passed anywhere in the module. A kept snapshot's own
-    capture mode handed on (`capture_hidden_mode=worker_batch.capture_hidden_mode`: the old
-    `init_new` read it from the old object, where upstream reads the live batch and passes nothing)
-    is no override; `return_hidden_states_before_norm`, which 0.5.16 requires, is passed either way."""
+    capture mode handed on (`capture_hidden_mode=worker_batch.capture_hidden_mode`, or
+    `worker_batch_capture_mode(batch)`: the old `init_new` read it from the old object, where
+    upstream reads the live batch and passes nothing) is no override of `init_new`; handed to a
+    worker's forward, it is the mode the function wrote on the snapshot, which upstream passes; `return_hidden_states_before_norm`, which 0.5.16 requires, is passed either way."""
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in CONSUMERS:
             found |= {
                 (node.func.attr, k.arg)
                 for k in node.keywords
-                if k.arg in OVERRIDES and not (k.arg == "capture_hidden_mode" and _handed_on(k))
+                if k.arg in OVERRIDES
+                and not (node.func.attr == "init_new" and k.arg == "capture_hidden_mode" and _handed_on(k))
             }
     return found
 
 
+def _arguments(call: ast.Call) -> list[ast.expr]:
+    return [*call.args, *(k.value for k in call.keywords)]
+
+
 def _handed_on(keyword: ast.keyword) -> bool:
-    return isinstance(keyword.value, ast.Attribute) and keyword.value.attr == keyword.arg
+    """The old object's own mode handed on: a kept snapshot's field, or the runtime's answer for
+    whatever `init_new` is handed (`worker_batch_capture_mode(batch)`), which upstream does not pass."""
+    value = keyword.value
+    if isinstance(value, ast.Attribute) and value.attr == keyword.arg:
+        return True
+    # With a second argument it hands on the worker's own `capture_hidden_mode`, as upstream passes it.
+    helper = isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == CAPTURE_MODE_HELPER
+    return helper and len(_arguments(value)) == 1
 
 
 def test_no_one_shot_field_is_declared_on_schedule_batch(migrated):
@@ -176,11 +190,20 @@ def _unmarked_override_writes(relative: str, text: str) -> list[tuple[str, int]]
     return found
 
 
+def _line(text: str, number: int) -> str:
+    return text.splitlines()[number - 1].strip()
+
+
 def test_no_override_is_written_on_a_batch_unless_marked(migrated):
     """Every write left on the batch says why (an override 0.5.16 has no keyword for, or one not
     right before its consuming call); eagle_info_v2, whose writes 0.5.16 passes as keywords, has none."""
     unmarked = [
         site for relative, text in migrated["text"].items() for site in _unmarked_override_writes(relative, text)
     ]
-    assert unmarked == []
+    # The one left is tp_worker's split-prefill cache, which its kept snapshot reads back: from 0.5.16
+    # no release consumes `seq_lens_cpu_cache`, so it is a plain field of the batch.
+    assert [(relative, _line(migrated["text"][relative], line)) for relative, line in unmarked] == [
+        ("srt/managers/tp_worker.py", "batch.seq_lens_cpu_cache = worker_batch.seq_lens_cpu")
+    ]
+    assert "worker_batch_snapshot(batch, batch.seq_lens_cpu_cache)" in migrated["text"]["srt/managers/tp_worker.py"]
     assert "batch.capture_hidden_mode =" not in migrated["text"]["srt/speculative/eagle_info_v2.py"]
