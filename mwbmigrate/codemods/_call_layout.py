@@ -130,16 +130,23 @@ def arguments_on_their_own_line(call: cst.Call, indent: str, unit: str) -> cst.C
     )
     if "\n" in inline or len(indent) + len(unit) + len(inline) > MAX_LINE:
         return one_argument_a_line(call, unit)
-    inner = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(unit))
-    closing = cst.ParenthesizedWhitespace(indent=True, last_line=_EMPTY)
+    return hugged_arguments(call, unit, "")
+
+
+def hugged_arguments(call: cst.Call, inside: str, closing: str) -> cst.Call:
+    """The arguments together on a line of their own, indented by `inside` past the statement, and
+    the closing parenthesis on the next, indented by `closing`."""
+    before = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(inside))
+    after = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(closing))
     last = len(call.args) - 1
     args = [
-        arg.with_changes(comma=cst.Comma(whitespace_after=_SPACE), whitespace_after_arg=_EMPTY)
-        if i < last
-        else arg.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=closing)
+        arg.with_changes(
+            comma=cst.Comma(whitespace_after=_SPACE) if i < last else cst.MaybeSentinel.DEFAULT,
+            whitespace_after_arg=after if i == last else _EMPTY,
+        )
         for i, arg in enumerate(call.args)
     ]
-    return call.with_changes(whitespace_before_args=inner, args=args)
+    return call.with_changes(whitespace_before_args=before, args=args)
 
 
 def one_line(call: cst.Call) -> cst.Call:
@@ -176,17 +183,7 @@ def calls_split_to_fit(call: cst.Call, indent: str, unit: str) -> cst.Call:
             continue
         if not isinstance(value, cst.Call) or not value.args:
             continue
-        inner = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(unit * 2))
-        closing = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(unit))
-        last = len(value.args) - 1
-        inner_args = [
-            a.with_changes(
-                comma=cst.Comma(whitespace_after=_SPACE) if i < last else cst.MaybeSentinel.DEFAULT,
-                whitespace_after_arg=closing if i == last else _EMPTY,
-            )
-            for i, a in enumerate(value.args)
-        ]
-        args[index] = arg.with_changes(value=value.with_changes(whitespace_before_args=inner, args=inner_args))
+        args[index] = arg.with_changes(value=hugged_arguments(value, unit * 2, unit))
     return call.with_changes(args=args)
 
 

@@ -54,7 +54,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 
 from mwbmigrate.analysis.override_sites import CORE_RUNTIME, reads_through_view
 from mwbmigrate.analysis.target_versions import KEYWORD_OVERRIDES_SINCE, overrides_are_arguments
-from mwbmigrate.codemods._call_layout import init_new_with_override_arguments, one_argument_a_line
+from mwbmigrate.codemods._call_layout import hugged_arguments, init_new_with_override_arguments, one_argument_a_line
 from mwbmigrate.codemods._shared import leading_lines
 from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod, MigrationState, deleted, settled
 
@@ -93,17 +93,7 @@ def _fitted(
         _code(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=_EMPTY)) for arg in call.args
     )
     if not split and indent + len(unit) + len(inline) <= line_length:
-        closing = cst.ParenthesizedWhitespace(indent=True, last_line=_EMPTY)
-        last = len(call.args) - 1
-        args = [
-            arg.with_changes(
-                comma=cst.Comma(whitespace_after=_SPACE) if i < last else cst.MaybeSentinel.DEFAULT,
-                whitespace_after_arg=closing if i == last else _EMPTY,
-            )
-            for i, arg in enumerate(call.args)
-        ]
-        opening = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(unit))
-        return call.with_changes(whitespace_before_args=opening, args=args)
+        return hugged_arguments(call, unit, "")
     exploded = one_argument_a_line(call, unit)
     width = indent + len(unit)
     return exploded.with_changes(args=[_exploded_tuple(arg, width, unit, line_length) for arg in exploded.args])
