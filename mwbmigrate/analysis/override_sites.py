@@ -37,7 +37,7 @@ import libcst.matchers as m
 
 from mwbmigrate.analysis.calls import callee_name
 from mwbmigrate.analysis.names import NEW_PARAMETER, OLD_PARAMETER, ONE_SHOT_OVERRIDES
-from mwbmigrate.analysis.old_api import OVERRIDE_ARGUMENT, SNAPSHOT_HELPER
+from mwbmigrate.analysis.old_api import CAPTURE_MODE_HELPER, OVERRIDE_ARGUMENT, SNAPSHOT_HELPER
 from mwbmigrate.analysis.worker_kinds import WORKER_METHOD
 
 CONSUMING_CALLS = frozenset({"init_new", "forward_batch_generation", "forward_batch_embedding"})
@@ -560,6 +560,9 @@ class _SnapshotUses(cst.CSTVisitor):
             for argument in node.args:
                 if argument.keyword is not None and argument.keyword.value == "batch":
                     self._harmless.add(id(argument.value))
+        # `worker_batch_capture_mode(x)` reads the snapshot's mode: no hand-off.
+        if m.matches(node.func, m.Name(CAPTURE_MODE_HELPER)) and node.args and isinstance(node.args[0].value, cst.Name):
+            self._harmless.add(id(node.args[0].value))
 
     def visit_Del(self, node: cst.Del) -> None:
         if isinstance(node.target, cst.Name):
@@ -568,6 +571,10 @@ class _SnapshotUses(cst.CSTVisitor):
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         if isinstance(node.target, cst.Name):
             self._harmless.add(id(node.target))  # the binding itself
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self._harmless.add(id(node.target))
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.names and id(node) not in self._harmless:

@@ -390,7 +390,11 @@ class PassOverridesAsArguments(MigrationCodemod):
             # A worker forward of a kept snapshot whose capture mode this function writes: the old
             # forward read the mode from the old object, which keeps the write for every later use.
             if CAPTURE not in _keywords(call):
-                call = with_keyword(call, CAPTURE, cst.Attribute(cst.Name(snapshot), cst.Name(CAPTURE)))
+                # The runtime's answer for a snapshot is its field; no read of a field the batch's
+                # class lacks, which a snapshot annotated as the batch would seem to make.
+                AddImportsVisitor.add_needed_import(self.context, self.state.runtime_module, CAPTURE_MODE_HELPER)
+                mode = cst.Call(cst.Name(CAPTURE_MODE_HELPER), [cst.Arg(cst.Name(snapshot))])
+                call = with_keyword(call, CAPTURE, mode)
         if frame is not None and snapshot is not None and snapshot in frame.kept and callee == "init_new":
             # A kept snapshot: the old `init_new` read each override from the old object, written
             # there or derived by the old method (its capture mode); so does this call, whatever the
@@ -512,17 +516,20 @@ class PassOverridesAsArguments(MigrationCodemod):
             batch = batch_argument(call)
             if batch is None or batch not in frame.batch_names or not _free_of_effects(call):
                 continue
-            if callee == PASS_THROUGH_FUNCTION and not takes_capture_mode(call):
-                continue  # a speculative worker takes no `capture_hidden_mode=`: its writes stay, marked
             if batch in frame.kept and (
                 batch in frame.kept_escaping or not last_use_of(frame.function, batch, statement)
             ):
                 continue  # the call takes the snapshot's own fields (leave_Call): its writes stay on it
             accepted, taken = OVERRIDE_KEYWORDS[callee], _keywords(call)
+            # A worker other than a target one may be speculative, which takes no `capture_hidden_mode=`:
+            # nothing is folded into its forward, and its writes stay, marked.
+            folds = callee != PASS_THROUGH_FUNCTION or takes_capture_mode(call)
             writes: list[int] = []
             for before in range(index - 1, -1, -1):
                 write = override_write(body[before])
                 if write is None or write.receiver != batch:
+                    break
+                if write.field in accepted and not folds:
                     break
                 if write.field not in accepted:
                     not_taken[id(body[before])] = callee

@@ -1,4 +1,4 @@
-# expect: same MWB138
+# expect: same
 """A typed fork: the snapshot bound with an annotation, capture mode written once, forwarded twice
 (a second target pass after the lengths grow).
 
