@@ -512,6 +512,65 @@ class _SnapshotBindings(cst.CSTVisitor):
                     self._bind(bound.value, given.value)
 
 
+_BINDING_TARGETS = (
+    m.AssignTarget(target=m.SaveMatchedNode(m.DoNotCare(), "bound"))
+    | m.AnnAssign(target=m.SaveMatchedNode(m.DoNotCare(), "bound"))
+    | m.AugAssign(target=m.SaveMatchedNode(m.DoNotCare(), "bound"))
+    | m.NamedExpr(target=m.SaveMatchedNode(m.DoNotCare(), "bound"))
+    | m.For(target=m.SaveMatchedNode(m.DoNotCare(), "bound"))
+    | m.CompFor(target=m.SaveMatchedNode(m.DoNotCare(), "bound"))
+    | m.AsName(name=m.SaveMatchedNode(m.DoNotCare(), "bound"))
+    | m.Del(target=m.SaveMatchedNode(m.DoNotCare(), "bound"))
+    | m.FunctionDef(name=m.SaveMatchedNode(m.DoNotCare(), "bound"))
+    | m.ClassDef(name=m.SaveMatchedNode(m.DoNotCare(), "bound"))
+    | m.MatchAs(name=m.SaveMatchedNode(m.DoNotCare(), "bound"))
+    | m.MatchStar(name=m.SaveMatchedNode(m.DoNotCare(), "bound"))
+    | m.MatchMapping(rest=m.SaveMatchedNode(m.DoNotCare(), "bound"))
+)
+
+
+def names_bound_in(function: cst.FunctionDef) -> set[str]:
+    """Every name the function, or a scope nested in it, may bind: a parameter, any assignment,
+    `for`, `with`/`except`/`import ... as`, `:=`, comprehension, `del`, `def`, `class`, `match`
+    capture or plain import, each through any tuple or list unpacking. More than its own scope binds
+    (a nested scope's names count), which errs toward a name not being the enclosing function's."""
+    bound: set[str] = set()
+    bound.update(cst.ensure_type(param, cst.Param).name.value for param in m.findall(function, m.Param()))
+    for captured in m.extractall(function, _BINDING_TARGETS):
+        target = captured["bound"]
+        assert isinstance(target, cst.CSTNode), "each pattern saves one node"
+        bound.update(_target_names(target))
+    for alias in m.findall(function, m.ImportAlias(asname=None)):  # `import a.b` binds `a`
+        imported: cst.BaseExpression = cst.ensure_type(alias, cst.ImportAlias).name
+        while isinstance(imported, cst.Attribute):
+            imported = imported.value
+        bound.update(_target_names(imported))
+    return bound
+
+
+def _target_names(target: cst.CSTNode) -> set[str]:
+    """The names a binding target binds: itself, or through unpacking (`a, [b, *c]`); an attribute
+    or a subscript binds none."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {name for element in target.elements for name in _target_names(element.value)}
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return set()
+
+
+def writes_field(function: cst.FunctionDef, name: str, field_name: str) -> bool:
+    """`name.field = v`, or `setattr(name, "field", v)`, anywhere in the function."""
+    target = m.AssignTarget(m.Attribute(value=m.Name(name), attr=m.Name(field_name)))
+    if m.findall(function, m.Assign(targets=[m.ZeroOrMore(), target, m.ZeroOrMore()])):
+        return True
+    spelled = m.SimpleString(f'"{field_name}"') | m.SimpleString(f"'{field_name}'")
+    return bool(
+        m.findall(function, m.Call(func=m.Name("setattr"), args=[m.Arg(m.Name(name)), m.Arg(spelled), m.ZeroOrMore()]))
+    )
+
+
 def kept_snapshots(function: cst.FunctionDef) -> set[str]:
     """The names the function binds to a snapshot kept in code (`x = worker_batch_snapshot(...)`,
     annotated, unpacked from a tuple, or by `:=`): the old object, which keeps an override written on

@@ -52,8 +52,10 @@ from mwbmigrate.analysis.override_sites import (
     escaping_snapshots,
     kept_snapshots,
     last_use_of,
+    names_bound_in,
     override_write,
     read_back_by_snapshot,
+    writes_field,
 )
 from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.analysis.target_versions import (
@@ -110,9 +112,6 @@ class FunctionFrame:
     # Batch names whose `seq_lens_cpu_cache` a kept snapshot of this function takes as its override.
     cache_read_back_by: set[str] = field(default_factory=set)
 
-    def cache_read_back(self, name: str) -> bool:
-        return name in self.cache_read_back_by
-
 
 class _CallsIn(cst.CSTVisitor):
     """Calls in a function body, nested functions and classes left out."""
@@ -134,29 +133,6 @@ class _CallsIn(cst.CSTVisitor):
         # `forward_batch = ForwardBatch.init_new(...)`: a ForwardBatch, whose fields are its own.
         if consuming_call(node.value) == "init_new" or m.matches(node.value, m.Call(func=m.Name("ForwardBatch"))):
             self.forward_batches.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
-
-
-def _names_in(node: cst.CSTNode) -> list[cst.Name]:
-    return [cst.ensure_type(found, cst.Name) for found in m.findall(node, m.Name())]
-
-
-def _bound_in(function: cst.FunctionDef) -> set[str]:
-    """The names a function binds itself: its parameters and its assignment targets."""
-    bound = {param.name.value for param in all_params(function.params)}
-    for target in m.findall(function.body, m.AssignTarget(m.Name())):
-        bound.add(cst.ensure_type(cst.ensure_type(target, cst.AssignTarget).target, cst.Name).value)
-    return bound
-
-
-def _writes_field(function: cst.FunctionDef, name: str, field_name: str) -> bool:
-    """`name.field = v`, or `setattr(name, "field", v)`, anywhere in the function."""
-    target = m.AssignTarget(m.Attribute(value=m.Name(name), attr=m.Name(field_name)))
-    if m.findall(function, m.Assign(targets=[m.ZeroOrMore(), target, m.ZeroOrMore()])):
-        return True
-    spelled = m.SimpleString(f'"{field_name}"') | m.SimpleString(f"'{field_name}'")
-    return bool(
-        m.findall(function, m.Call(func=m.Name("setattr"), args=[m.Arg(m.Name(name)), m.Arg(spelled), m.ZeroOrMore()]))
-    )
 
 
 # Where SGLang keeps the `TpModelWorker` a speculative worker drives (its forward takes
@@ -295,7 +271,7 @@ class PassOverridesAsArguments(MigrationCodemod):
         kept = kept_snapshots(node)
         enclosing = self._frames[-1] if self._frames else None
         if enclosing is not None:  # a closure's free variable: the enclosing function's snapshot
-            kept |= enclosing.kept - _bound_in(node)
+            kept |= enclosing.kept - names_bound_in(node)
         forwarded = {batch_argument(call) for call in scan.calls if consuming_call(call) == PASS_THROUGH_FUNCTION}
         frame = FunctionFrame(
             function=node,
@@ -303,7 +279,7 @@ class PassOverridesAsArguments(MigrationCodemod):
             kept=kept,
             kept_forwarded={name for name in kept if name in forwarded},
             kept_escaping=escaping_snapshots(node, kept),
-            kept_capture_written={name for name in kept if _writes_field(node, name, CAPTURE)}
+            kept_capture_written={name for name in kept if writes_field(node, name, CAPTURE)}
             | ((enclosing.kept_capture_written & kept) if enclosing is not None else set()),
         )
         frame.cache_read_back_by = {name for name in frame.batch_names if read_back_by_snapshot(node, name)}
@@ -362,7 +338,8 @@ class PassOverridesAsArguments(MigrationCodemod):
         call = updated_node
         handing_on = frame.pass_through if frame is not None else None
         hands_on = handing_on is not None and batch_argument(call) == handing_on
-        if handing_on is not None and hands_on and (callee == "init_new" or self._is_super_forward(call)) and CAPTURE not in _keywords(call):  # fmt: skip
+        if hands_on and (callee == "init_new" or self._is_super_forward(call)) and CAPTURE not in _keywords(call):
+            assert handing_on is not None
             # The caller's mode where it gives one, else the one the old object carried, which the old
             # forward read from it (the target would derive its own: NULL on a draft runner from 0.5.17).
             AddImportsVisitor.add_needed_import(self.context, self.state.runtime_module, CAPTURE_MODE_HELPER)
@@ -372,6 +349,8 @@ class PassOverridesAsArguments(MigrationCodemod):
             call = with_keyword(call, CAPTURE, handed)
         snapshot = batch_argument(call) if frame is not None and callee else None
         if frame is not None and snapshot in frame.kept_capture_written and callee == PASS_THROUGH_FUNCTION:
+            # A worker forward of a kept snapshot whose capture mode this function writes: the old
+            # forward read the mode from the old object, which keeps the write for every later use.
             if not takes_capture_mode(call):
                 worker = _code(cst.ensure_type(call.func, cst.Attribute).value)
                 self.review(
@@ -381,15 +360,7 @@ class PassOverridesAsArguments(MigrationCodemod):
                     f"which this rewrite does not give `capture_hidden_mode=` (a speculative worker takes none): from "
                     f"{self.state.target_version} a `TpModelWorker` derives its own; pass it if `{worker}` takes it",
                 )
-        if (
-            frame is not None
-            and snapshot in frame.kept_capture_written
-            and callee == PASS_THROUGH_FUNCTION
-            and takes_capture_mode(call)
-        ):
-            # A worker forward of a kept snapshot whose capture mode this function writes: the old
-            # forward read the mode from the old object, which keeps the write for every later use.
-            if CAPTURE not in _keywords(call):
+            elif CAPTURE not in _keywords(call):
                 # The runtime's answer for a snapshot is its field; no read of a field the batch's
                 # class lacks, which a snapshot annotated as the batch would seem to make.
                 AddImportsVisitor.add_needed_import(self.context, self.state.runtime_module, CAPTURE_MODE_HELPER)
@@ -569,7 +540,7 @@ class PassOverridesAsArguments(MigrationCodemod):
             again = override_write(later)
             if again is not None and again.receiver == write.receiver and again.field == write.field:
                 return False
-            if any(id(node) in hand_offs for node in _names_in(later)):
+            if any(id(node) in hand_offs for node in m.findall(later, m.Name())):
                 return True
         return True
 
@@ -583,7 +554,7 @@ class PassOverridesAsArguments(MigrationCodemod):
         )
 
     def _refuse(self, statement: cst.CSTNode, write: OverrideWrite, adjacent_call: str | None) -> None:
-        if write.field == OVERRIDE_ARGUMENT and self._frames and self._frames[-1].cache_read_back(write.receiver):
+        if write.field == OVERRIDE_ARGUMENT and self._frames and write.receiver in self._frames[-1].cache_read_back_by:
             return  # 0.5.12's split-prefill cache: a field its snapshot reads back, which nothing consumes
         if write.field == OVERRIDE_ARGUMENT:
             self.review(

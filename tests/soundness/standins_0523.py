@@ -19,7 +19,8 @@ log are `standins`'), with what a migrated fork meets on 0.5.23 (`docs/target-ve
   capture_hidden_mode=None, return_kv_loc_plan=False)`.
 - `ForwardBatch.init_new(batch, model_runner, *, capture_hidden_mode=None,
   return_hidden_states_before_norm)` on 0.5.23 (the keyword is required; without a capture mode, a
-  draft runner, `is_draft_worker`, captures nothing, as from 0.5.17); the 0.5.23 batch has no
+  draft runner, `is_draft_worker`, ignores the batch's request for hidden states and captures
+  only what its speculative input asks, as from 0.5.17); the 0.5.23 batch has no
   `is_spec_v2`, `all_extend_in_batch`, `can_run_dp_cuda_graph`, `can_run_dp_breakable_cuda_graph`
   (it has `can_run_decode_cuda_graph`), and `filter_batch(reqs_to_exclude=None, keep_indices=None)`.
 - `SpeculativeAlgorithm.register(name, *, supports_overlap=False)` records a plugin's factory;
@@ -104,13 +105,20 @@ class NewForwardBatch(standins.ForwardBatch):
             raise TypeError(f"init_new cannot build a forward batch from {type(batch).__name__}")
         if capture_hidden_mode is not None:
             capture = capture_hidden_mode
-        elif getattr(model_runner, "is_draft_worker", False):
-            capture = CaptureHiddenMode.NULL  # from 0.5.17: no override on a draft runner captures nothing
         else:
-            # What the release reads to derive it: the batch's request for hidden states and its
-            # speculative input's mode (public attributes, which a kept snapshot answers too).
+            # What the release reads to derive it (0.5.17 on): the batch's request for hidden
+            # states, which a draft runner ignores, combined by `max` with the speculative input's
+            # mode (`get_required_capture_hidden_mode`). Public attributes, which a kept snapshot
+            # answers too.
+            requested = (
+                CaptureHiddenMode.NULL
+                if getattr(model_runner, "is_draft_worker", False)
+                else CaptureHiddenMode.FULL
+                if batch.return_hidden_states
+                else CaptureHiddenMode.NULL
+            )
             spec_mode = getattr(batch.spec_info, "capture_hidden_mode", None) or CaptureHiddenMode.NULL
-            capture = CaptureHiddenMode.FULL if batch.return_hidden_states else spec_mode
+            capture = max(requested, spec_mode, key=lambda mode: mode.value)
         observed = _observe(batch, capture, return_hidden_states_before_norm)
         LOG.append(("init_new", observed))
         return cls(observed)

@@ -1,8 +1,8 @@
 # expect: same
 """A helper whose parameter held the old object builds the forward batch on a draft runner: the old
-`init_new` read the capture mode the old method derived (LAST, from the speculative input). From
-0.5.17 `init_new` with no capture mode captures nothing on a draft runner; the migrated call passes
-the old object's mode (`worker_batch_capture_mode`)."""
+`init_new` read the capture mode the old method derived (FULL, from the batch's request for hidden
+states). From 0.5.17 `init_new` with no capture mode ignores that request on a draft runner; the
+migrated call passes the old object's mode (`worker_batch_capture_mode`)."""
 
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch
 from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch
@@ -14,10 +14,6 @@ class DraftRunner(ModelRunner):
     is_draft_worker = True
 
 
-class SpecInput:
-    capture_hidden_mode = CaptureHiddenMode.LAST
-
-
 def draft(model_worker_batch: ModelWorkerBatch, runner):
     forward_batch = ForwardBatch.init_new(model_worker_batch, runner)
     record("mode", forward_batch.observed["capture_hidden_mode"])
@@ -25,5 +21,5 @@ def draft(model_worker_batch: ModelWorkerBatch, runner):
 
 
 def main():
-    batch = make_batch(spec_info=SpecInput())
+    batch = make_batch(return_hidden_states=True)
     return draft(batch.get_model_worker_batch(), DraftRunner())

@@ -1,6 +1,7 @@
 # expect: same
 """The live batch, proven the same in the window, handed to `init_new` on a draft runner: the old
-object's derived capture mode (LAST) is passed, where 0.5.17's `init_new` would capture nothing."""
+object's derived capture mode (FULL, from the batch's request for hidden states) is passed, where
+0.5.17's `init_new` ignores that request on a draft runner."""
 
 from sglang.srt.managers.schedule_batch import ScheduleBatch
 from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch
@@ -12,10 +13,6 @@ class DraftRunner(ModelRunner):
     is_draft_worker = True
 
 
-class SpecInput:
-    capture_hidden_mode = CaptureHiddenMode.LAST
-
-
 def draft(batch: ScheduleBatch, runner):
     model_worker_batch = batch.get_model_worker_batch()
     forward_batch = ForwardBatch.init_new(model_worker_batch, runner)
@@ -24,5 +21,5 @@ def draft(batch: ScheduleBatch, runner):
 
 
 def main():
-    batch = make_batch(spec_info=SpecInput())
+    batch = make_batch(return_hidden_states=True)
     return draft(batch, DraftRunner())

@@ -13,10 +13,6 @@ class DraftRunner(ModelRunner):
     is_draft_worker = True
 
 
-class SpecInput:
-    capture_hidden_mode = CaptureHiddenMode.LAST
-
-
 class Drafter:
     forward_batch_cls = ForwardBatch
 
@@ -27,4 +23,4 @@ class Drafter:
 
 
 def main():
-    return Drafter().draft(make_batch(spec_info=SpecInput()), DraftRunner())
+    return Drafter().draft(make_batch(return_hidden_states=True), DraftRunner())

@@ -3,7 +3,8 @@
 
 Its `forward_batch_generation` gains `capture_hidden_mode=None` and hands it to `init_new`; where the
 caller gives none, the old object's mode is passed (`worker_batch_capture_mode(batch, capture_hidden_mode)`),
-which the old `init_new` read, where 0.5.17's would capture nothing on a draft runner."""
+which the old `init_new` read (FULL, from the batch's request for hidden states), where 0.5.17's
+ignores that request on a draft runner."""
 
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch
 from sglang.srt.managers.tp_worker import TpModelWorker
@@ -14,10 +15,6 @@ from sglang.standin import make_batch, record
 
 class DraftRunner(ModelRunner):
     is_draft_worker = True
-
-
-class SpecInput:
-    capture_hidden_mode = CaptureHiddenMode.LAST
 
 
 class DraftTp(TpModelWorker):
@@ -38,4 +35,4 @@ class Drafter:
 def main():
     w = DraftTp()
     w.model_runner = DraftRunner()
-    return Drafter(w).step(make_batch(spec_info=SpecInput()))
+    return Drafter(w).step(make_batch(return_hidden_states=True))
