@@ -111,6 +111,9 @@ class FunctionFrame:
     capture_folded: set[int] = field(default_factory=set)
     # Batch names whose `seq_lens_cpu_cache` a kept snapshot of this function takes as its override.
     cache_read_back_by: set[str] = field(default_factory=set)
+    # Locals bound to where the module keeps a snapshot (`mwb = self.mwb`): the old object, which
+    # every later forward of `self.mwb` reads a write from, so a write on it is never folded.
+    held_aliases: dict[str, str] = field(default_factory=dict)  # alias -> where the snapshot is kept
 
 
 class _CallsIn(cst.CSTVisitor):
@@ -242,13 +245,16 @@ class PassOverridesAsArguments(MigrationCodemod):
                     or (self._snapshots_in_containers and isinstance(written.value, cst.Subscript))
                 )
             ):
-                self.review(
-                    node,
-                    "MWB138",
-                    f"`{written.attr.value}` written on the snapshot kept in `{_code(written.value)}`: "
-                    f"{self.state.target_version}'s `ForwardBatch.init_new` and workers take it as a keyword, which "
-                    f"this rewrite does not pass from there; pass `{written.attr.value}=` to the call that consumes it",
-                )
+                self._written_on_held(node, written.attr.value, f"`{_code(written.value)}`")
+
+    def _written_on_held(self, statement: cst.CSTNode, field_name: str, where: str) -> None:
+        self.review(
+            statement,
+            "MWB138",
+            f"`{field_name}` written on the snapshot kept in {where}: "
+            f"{self.state.target_version}'s `ForwardBatch.init_new` and workers take it as a keyword, which "
+            f"this rewrite does not pass from there; pass `{field_name}=` to the call that consumes it",
+        )
 
     # -- which names hold the batch ------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -273,14 +279,22 @@ class PassOverridesAsArguments(MigrationCodemod):
         if enclosing is not None:  # a closure's free variable: the enclosing function's snapshot
             kept |= enclosing.kept - names_bound_in(node)
         forwarded = {batch_argument(call) for call in scan.calls if consuming_call(call) == PASS_THROUGH_FUNCTION}
+        held_aliases = {
+            target.target.value: _code(cst.ensure_type(assign, cst.Assign).value)
+            for assign in m.findall(node.body, m.Assign())
+            if _code(cst.ensure_type(assign, cst.Assign).value) in self._held_snapshots
+            for target in cst.ensure_type(assign, cst.Assign).targets
+            if isinstance(target.target, cst.Name)
+        }
         frame = FunctionFrame(
             function=node,
             batch_names=(renamed | annotated | passed) - forward_batches,
             kept=kept,
             kept_forwarded={name for name in kept if name in forwarded},
             kept_escaping=escaping_snapshots(node, kept),
-            kept_capture_written={name for name in kept if writes_field(node, name, CAPTURE)}
+            kept_capture_written={name for name in kept | held_aliases.keys() if writes_field(node, name, CAPTURE)}
             | ((enclosing.kept_capture_written & kept) if enclosing is not None else set()),
+            held_aliases=held_aliases,
         )
         frame.cache_read_back_by = {name for name in frame.batch_names if read_back_by_snapshot(node, name)}
         frame.pass_through = self._pass_through_parameter(node, scan.calls)
@@ -485,7 +499,9 @@ class PassOverridesAsArguments(MigrationCodemod):
             if call is None or not callee:
                 continue
             batch = batch_argument(call)
-            if batch is None or batch not in frame.batch_names or not _free_of_effects(call):
+            if batch is None or batch not in frame.batch_names or batch in frame.held_aliases:
+                continue
+            if not _free_of_effects(call):
                 continue
             if batch in frame.kept and (
                 batch in frame.kept_escaping or not last_use_of(frame.function, batch, statement)
@@ -515,7 +531,13 @@ class PassOverridesAsArguments(MigrationCodemod):
                 folded.update(id(body[w]) for w in writes)
         for statement in body:
             write = override_write(statement)
-            if write is None or id(statement) in folded or write.receiver not in frame.batch_names | frame.kept:
+            if write is None or id(statement) in folded:
+                continue
+            if write.receiver in frame.held_aliases:
+                held = frame.held_aliases[write.receiver]
+                self._written_on_held(statement, write.field, f"`{held}` (as `{write.receiver}`)")
+                continue
+            if write.receiver not in frame.batch_names | frame.kept:
                 continue
             if write.receiver in frame.kept:
                 # A write on the old object, which every forward of it here reads from it (leave_Call);
