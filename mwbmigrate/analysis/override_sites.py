@@ -560,6 +560,83 @@ def _target_names(target: cst.CSTNode) -> set[str]:
     return set()
 
 
+class _Bindings(cst.CSTVisitor):
+    """How a function body binds one name, its nested scopes left out: the value of each plain
+    `name = value` (annotated, `:=`), or the binding statement's code for any other form."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.values: list[cst.BaseExpression] = []
+        self.other: list[cst.CSTNode] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def _binds(self, target: cst.CSTNode) -> bool:
+        return self.name in _target_names(target)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if m.matches(target.target, m.Name(self.name)):
+                self.values.append(node.value)
+            elif self._binds(target.target):
+                self.other.append(node)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if m.matches(node.target, m.Name(self.name)) and node.value is not None:
+            self.values.append(node.value)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        if m.matches(node.target, m.Name(self.name)):
+            self.values.append(node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if self._binds(node.target):
+            self.other.append(node)
+
+    def visit_For(self, node: cst.For) -> None:
+        if self._binds(node.target):
+            self.other.append(node)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        if self._binds(node.target):
+            self.other.append(node)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        if self._binds(node.name):
+            self.other.append(node)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        if any(item.name.value == self.name for item in node.names):
+            self.other.append(node)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        if any(item.name.value == self.name for item in node.names):
+            self.other.append(node)
+
+
+def unplain_binding(function: cst.FunctionDef, name: str) -> str | None:
+    """How the function binds `name` where it could hold an object other code keeps: `None` where
+    every binding is the parameter, another name, or a snapshot it takes (`worker_batch_snapshot(...)`),
+    else the first other binding, as code (`self.mwb`, `getattr(self, "mwb")`, a tuple unpacked,
+    `with ... as`, `for`, `global`). An override written on such a name stays on that object."""
+    bindings = _Bindings(name)
+    function.body.visit(bindings)
+    for value in bindings.values:
+        if not m.matches(value, m.Name() | m.Call(func=m.Name(SNAPSHOT_HELPER))):
+            return cst.Module([]).code_for_node(value)
+    if bindings.other:
+        code = cst.Module([]).code_for_node(bindings.other[0]).strip()
+        return code.splitlines()[0] if code else type(bindings.other[0]).__name__
+    return None
+
+
 def writes_field(function: cst.FunctionDef, name: str, field_name: str) -> bool:
     """`name.field = v`, or `setattr(name, "field", v)`, anywhere in the function."""
     target = m.AssignTarget(m.Attribute(value=m.Name(name), attr=m.Name(field_name)))

@@ -55,6 +55,7 @@ from mwbmigrate.analysis.override_sites import (
     names_bound_in,
     override_write,
     read_back_by_snapshot,
+    unplain_binding,
     writes_field,
 )
 from mwbmigrate.analysis.receivers import all_params
@@ -111,9 +112,10 @@ class FunctionFrame:
     capture_folded: set[int] = field(default_factory=set)
     # Batch names whose `seq_lens_cpu_cache` a kept snapshot of this function takes as its override.
     cache_read_back_by: set[str] = field(default_factory=set)
-    # Locals bound to where the module keeps a snapshot (`mwb = self.mwb`): the old object, which
-    # every later forward of `self.mwb` reads a write from, so a write on it is never folded.
-    held_aliases: dict[str, str] = field(default_factory=dict)  # alias -> where the snapshot is kept
+    # Batch names bound from an expression (`mwb = self.mwb`, `getattr(...)`, `with ... as`, a tuple
+    # unpacked): they may hold an object other code keeps, a snapshot whose later forwards read a
+    # write on it, so a write on one is never folded. By name: the binding, as code.
+    held_aliases: dict[str, str] = field(default_factory=dict)
 
 
 class _CallsIn(cst.CSTVisitor):
@@ -251,7 +253,7 @@ class PassOverridesAsArguments(MigrationCodemod):
         self.review(
             statement,
             "MWB138",
-            f"`{field_name}` written on the snapshot kept in {where}: "
+            f"`{field_name}` written on what may be a snapshot kept elsewhere, {where}: "
             f"{self.state.target_version}'s `ForwardBatch.init_new` and workers take it as a keyword, which "
             f"this rewrite does not pass from there; pass `{field_name}=` to the call that consumes it",
         )
@@ -279,16 +281,21 @@ class PassOverridesAsArguments(MigrationCodemod):
         if enclosing is not None:  # a closure's free variable: the enclosing function's snapshot
             kept |= enclosing.kept - names_bound_in(node)
         forwarded = {batch_argument(call) for call in scan.calls if consuming_call(call) == PASS_THROUGH_FUNCTION}
-        held_aliases = {
-            target.target.value: _code(cst.ensure_type(assign, cst.Assign).value)
-            for assign in m.findall(node.body, m.Assign())
-            if _code(cst.ensure_type(assign, cst.Assign).value) in self._held_snapshots
-            for target in cst.ensure_type(assign, cst.Assign).targets
-            if isinstance(target.target, cst.Name)
-        }
+        batch_names = (renamed | annotated | passed) - forward_batches
+        bound_from = {name: unplain_binding(node, name) for name in batch_names - kept}
+        held_aliases = {name: binding for name, binding in bound_from.items() if binding is not None}
+        if self._held_snapshots:  # any name written an override and bound from where one is kept
+            for written in m.findall(node.body, m.AssignTarget(m.Attribute(value=m.Name()))):
+                target = cst.ensure_type(cst.ensure_type(written, cst.AssignTarget).target, cst.Attribute)
+                name = cst.ensure_type(target.value, cst.Name).value
+                if target.attr.value not in ONE_SHOT_OVERRIDES or name in held_aliases or name in kept:
+                    continue
+                binding = unplain_binding(node, name)
+                if binding is not None and any(held in binding for held in self._held_snapshots):
+                    held_aliases[name] = binding
         frame = FunctionFrame(
             function=node,
-            batch_names=(renamed | annotated | passed) - forward_batches,
+            batch_names=batch_names,
             kept=kept,
             kept_forwarded={name for name in kept if name in forwarded},
             kept_escaping=escaping_snapshots(node, kept),
@@ -362,24 +369,8 @@ class PassOverridesAsArguments(MigrationCodemod):
             )
             call = with_keyword(call, CAPTURE, handed)
         snapshot = batch_argument(call) if frame is not None and callee else None
-        if frame is not None and snapshot in frame.kept_capture_written and callee == PASS_THROUGH_FUNCTION:
-            # A worker forward of a kept snapshot whose capture mode this function writes: the old
-            # forward read the mode from the old object, which keeps the write for every later use.
-            if not takes_capture_mode(call):
-                worker = _code(cst.ensure_type(call.func, cst.Attribute).value)
-                self.review(
-                    original_node,
-                    "MWB138",
-                    f"`{snapshot}` has its capture mode written in this function and goes to `{worker}`'s forward, "
-                    f"which this rewrite does not give `capture_hidden_mode=` (a speculative worker takes none): from "
-                    f"{self.state.target_version} a `TpModelWorker` derives its own; pass it if `{worker}` takes it",
-                )
-            elif CAPTURE not in _keywords(call):
-                # The runtime's answer for a snapshot is its field; no read of a field the batch's
-                # class lacks, which a snapshot annotated as the batch would seem to make.
-                AddImportsVisitor.add_needed_import(self.context, self.state.runtime_module, CAPTURE_MODE_HELPER)
-                mode = cst.Call(cst.Name(CAPTURE_MODE_HELPER), [cst.Arg(cst.Name(snapshot))])
-                call = with_keyword(call, CAPTURE, mode)
+        if frame is not None and callee == PASS_THROUGH_FUNCTION:
+            call = self._worker_forward(original_node, call, frame)
         if frame is not None and snapshot is not None and snapshot in frame.kept and callee == "init_new":
             # A kept snapshot: the old `init_new` read each override from the old object, written
             # there or derived by the old method (its capture mode); so does this call, whatever the
@@ -403,6 +394,52 @@ class PassOverridesAsArguments(MigrationCodemod):
                     call = with_keyword(call, required, cst.Name("False"))
         if call is not updated_node:
             self._grown.add(call)
+        return call
+
+    def _worker_forward(self, original: cst.Call, call: cst.Call, frame: FunctionFrame) -> cst.Call:
+        """A worker's forward of what held the old object. The old forward read the capture mode the
+        old object carried: derived when it was taken (from the speculative input as it was then,
+        tested by truth) or written on it since. From 0.5.16 a `TpModelWorker` derives its own at the
+        forward, and from 0.5.17 by another rule (the batch's request ignored on a draft runner, the
+        server's mode taken): a target worker is given the old object's mode, as `init_new` is; a
+        worker that may be speculative takes no such keyword, so a snapshot handed to it is marked."""
+        batch = batch_argument(call)
+        held = frame.batch_names | frame.kept | frame.held_aliases.keys()
+        if takes_capture_mode(call):
+            if batch not in held or CAPTURE in _keywords(call) or id(original) in frame.capture_folded:
+                return call
+            if any(arg.star for arg in call.args):  # `*args`/`**kwargs` may hold it: a second one raises
+                if batch in frame.kept_capture_written:
+                    self.review(
+                        original,
+                        "MWB138",
+                        f"`{batch}` has its capture mode written in this function and goes to a forward that "
+                        f"unpacks its arguments, which this rewrite does not give `capture_hidden_mode=`: from "
+                        f"{self.state.target_version} the target derives its own; pass it unless they hold it",
+                    )
+                return call
+            # The runtime's answer for a snapshot is its field; no read of a field the batch's class
+            # lacks, which a snapshot annotated as the batch would seem to make.
+            AddImportsVisitor.add_needed_import(self.context, self.state.runtime_module, CAPTURE_MODE_HELPER)
+            mode = cst.Call(cst.Name(CAPTURE_MODE_HELPER), [cst.Arg(cst.Name(batch))])
+            return with_keyword(call, CAPTURE, mode)
+        first = next((arg.value for arg in call.args if arg.keyword is None and not arg.star), None)
+        inline = first is not None and (
+            m.matches(first, m.Call(func=m.Name(SNAPSHOT_HELPER))) or _code(first) in self._held_snapshots
+        )
+        if not inline and batch not in frame.kept | frame.held_aliases.keys():
+            return call
+        what = f"`{batch}`" if batch is not None else "the kept snapshot"
+        written = " has its capture mode written in this function and" if batch in frame.kept_capture_written else ""
+        worker = _code(cst.ensure_type(call.func, cst.Attribute).value)
+        self.review(
+            original,
+            "MWB138",
+            f"{what}{written} goes to `{worker}`'s forward, which this rewrite does not give `capture_hidden_mode=` "
+            f"(a speculative worker takes none): from {self.state.target_version} a `TpModelWorker` derives its own "
+            f"at the forward, where the old forward read the old object's; if `{worker}` takes it, pass "
+            f"`capture_hidden_mode={CAPTURE_MODE_HELPER}(...)` of what it is handed",
+        )
         return call
 
     def _with_old_capture_mode(self, original: cst.Call, call: cst.Call) -> cst.Call:
@@ -534,8 +571,8 @@ class PassOverridesAsArguments(MigrationCodemod):
             if write is None or id(statement) in folded:
                 continue
             if write.receiver in frame.held_aliases:
-                held = frame.held_aliases[write.receiver]
-                self._written_on_held(statement, write.field, f"`{held}` (as `{write.receiver}`)")
+                bound = frame.held_aliases[write.receiver]
+                self._written_on_held(statement, write.field, f"`{write.receiver}` (bound by `{bound}`)")
                 continue
             if write.receiver not in frame.batch_names | frame.kept:
                 continue
