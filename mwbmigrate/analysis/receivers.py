@@ -14,6 +14,7 @@ import libcst as cst
 from libcst import MetadataDependent
 from libcst.metadata import Assignment, Scope, ScopeProvider
 
+from mwbmigrate.analysis.capture import printed_expressions
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
 from mwbmigrate.analysis.window import Unproven, WindowProof
 
@@ -187,7 +188,8 @@ def analyse_function(
                 candidates.pop(name, None)
                 break
 
-    _prove_windows(proof, facts, candidates, assigns_by_name, keep_snapshots)
+    printed = printed_expressions(function)  # `f"{mwb.seq_lens=}"` prints the name the live batch would change
+    _prove_windows(proof, facts, candidates, assigns_by_name, keep_snapshots, printed)
 
     facts.aliases = candidates
     for name in candidates:
@@ -203,6 +205,7 @@ def _prove_windows(
     candidates: dict[str, str],
     assigns_by_name: AssignsByName,
     keep_snapshots: bool,
+    printed: Collection[str],
 ) -> None:
     """A snapshot name reads the live batch silently only where the allowlist proves its window."""
     names = set(candidates)
@@ -230,6 +233,8 @@ def _prove_windows(
                     f"it takes `{OVERRIDE_ARGUMENT}`, which the old method put in the snapshot alone; on the "
                     f"batch, the target's forward reads it otherwise",
                 )
+            elif first_name in printed:
+                unproven = Unproven(statement, f"a self-documenting f-string prints `{first_name}` by name")
             elif proof is None:
                 unproven = Unproven(statement, "the tool does not follow this function's scope")
             else:
@@ -248,7 +253,11 @@ def _prove_windows(
 
 
 def _alias_refusal(
-    name: str, receiver: str, candidates: dict[str, str], assigns_by_name: AssignsByName, scope: Scope
+    name: str,
+    receiver: str,
+    candidates: dict[str, str],
+    assigns_by_name: AssignsByName,
+    scope: Scope,
 ) -> str | None:
     if name == receiver:
         return f"`{name}` is both the receiver and the result"

@@ -231,8 +231,42 @@ class _OverrideWrites(_Scan):
 
 
 def writes_override_reset(function: cst.FunctionDef, name: str) -> str | None:
-    """The first write in `function` of an override field's reset value on `name`."""
-    return _scan(function.body, _OverrideWrites(frozenset({name})))
+    """The first write in `function` of an override field's reset value on `name`, or of a value
+    that may be it, straight after a read of that field (`flag = mwb.f and x` then `mwb.f = flag`):
+    the kept snapshot takes such a write for a consuming forward's reset and keeps its value."""
+    return _scan(function.body, _OverrideWrites(frozenset({name}))) or _computed_reset(function, name)
+
+
+def _may_be_reset(value: cst.BaseExpression, reset: str) -> bool:
+    """Whether a written value may be the reset one: anything but another constant (`True`,
+    a number, a string, an enum member such as `CaptureHiddenMode.FULL`)."""
+    if isinstance(value, cst.Name):
+        return value.value not in {"True", "False", "None"} - {reset}
+    if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):
+        return False
+    return not m.matches(value, m.Attribute(value=m.Name(m.MatchIfTrue(lambda root: root[:1].isupper()))))
+
+
+def _computed_reset(function: cst.FunctionDef, name: str) -> str | None:
+    for block in m.findall(function, m.IndentedBlock()):
+        body = cst.ensure_type(block, cst.IndentedBlock).body
+        for index, statement in enumerate(body):
+            if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+                continue
+            assign = statement.body[0]
+            if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+                continue
+            target = assign.targets[0].target
+            if not (m.matches(target, m.Attribute(value=m.Name(name))) and isinstance(target, cst.Attribute)):
+                continue
+            field = target.attr.value
+            if field not in _OVERRIDE_RESETS or not _may_be_reset(assign.value, _OVERRIDE_RESETS[field]):
+                continue
+            read = m.Attribute(value=m.Name(name), attr=m.Name(field))
+            before = body[index - 1] if index else None
+            if m.findall(assign.value, read) or (before is not None and m.findall(before, read)):
+                return f"`{name}.{field} = {cst.Module([]).code_for_node(assign.value)}`"
+    return None
 
 
 def _attribute_writes(function: cst.FunctionDef, name: str, fields: frozenset[str]) -> str | None:

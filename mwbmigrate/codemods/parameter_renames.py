@@ -12,7 +12,8 @@ Every nested scope counts (analysis.capture): a comprehension, lambda, nested fu
 that binds `batch` where it reads the parameter would capture the new name, and a nested read of
 another `batch` would be shadowed by it; the same fallback then applies, reported as MWB144. A
 nested `nonlocal model_worker_batch` is renamed with the parameter. `locals()`, `eval` and the like
-see the new name: MWB145 on each. A renamed public function gets MWB113 (keyword callers outside the
+see the new name, and a self-documenting f-string (`f"{model_worker_batch.seq_lens=}"`) prints it:
+MWB145 on each. A renamed public function gets MWB113 (keyword callers outside the
 tree break), unless the parameter is positional-only.
 A function with two old-object parameters keeps its names. Renamed signatures are recorded so
 keyword callers can follow across files (see keyword-callers).
@@ -24,7 +25,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.metadata import Assignment, Scope, ScopeProvider
 
-from mwbmigrate.analysis.capture import NestedScopes, dynamic_read_names
+from mwbmigrate.analysis.capture import NestedScopes, dynamic_read_names, printed_expressions
 from mwbmigrate.analysis.names import NEW_PARAMETER, OLD_PARAMETER
 from mwbmigrate.analysis.old_api import FALLBACK_PARAMETER, OLD_CLASS
 from mwbmigrate.analysis.receivers import all_params
@@ -56,7 +57,7 @@ class RenameOldObjectParameters(MigrationCodemod):
         super().__init__(context)
         self._renames: dict[cst.CSTNode, str] = {}
         self._unrenamed_uses: dict[cst.CSTNode, tuple[str, str]] = {}  # use -> (code, reason), parameter left unrenamed
-        self._dynamic_reads: dict[cst.CSTNode, str] = {}  # `locals()` and the like -> MWB145 reason
+        self._dynamic_reads: dict[cst.CSTNode, str] = {}  # `locals()`, `f"{x=}"` and the like -> MWB145 reason
 
     def _scope_of(self, node: cst.CSTNode) -> Scope | None:
         return self.get_metadata(ScopeProvider, node, None)
@@ -101,6 +102,10 @@ class RenameOldObjectParameters(MigrationCodemod):
             self._dynamic_reads[call] = (
                 f"{dynamic_read_names([call])} sees the parameter as `{new_name}` now, not `{old_name}`: check the names it looks up"
             )
+        for part in printed_expressions(node.body).get(old_name, []):
+            self._dynamic_reads[part] = (
+                f"a self-documenting f-string prints the parameter's name, now `{new_name}`, not `{old_name}`"
+            )
         self._renames[param.name] = new_name
         for occurrence in occurrences:
             self._renames[occurrence] = new_name
@@ -142,6 +147,14 @@ class RenameOldObjectParameters(MigrationCodemod):
             self._unrenamed_uses[occurrence] = (code, reason)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        reason = self._dynamic_reads.get(original_node)
+        if reason is not None:
+            self.review(original_node, "MWB145", reason)
+        return updated_node
+
+    def leave_FormattedStringExpression(
+        self, original_node: cst.FormattedStringExpression, updated_node: cst.FormattedStringExpression
+    ) -> cst.FormattedStringExpression:
         reason = self._dynamic_reads.get(original_node)
         if reason is not None:
             self.review(original_node, "MWB145", reason)

@@ -39,6 +39,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import Assignment, Scope, ScopeProvider
 
 from mwbmigrate.analysis.calls import callee_name
+from mwbmigrate.analysis.capture import printed_expressions
 from mwbmigrate.analysis.names import OLD_PARAMETER
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT, SNAPSHOT_HELPER
 from mwbmigrate.analysis.receivers import call_is_migratable, old_method_call, override_argument
@@ -391,7 +392,8 @@ class DropWorkerBatchCalls(MigrationCodemod):
             return False
         called = {callee_name(cst.ensure_type(c, cst.Call)) for c in m.findall(function, m.Call())}
         declared = m.findall(function, m.Global() | m.Nonlocal())
-        return not (called & _DYNAMIC_READS) and not declared
+        printed = OLD_PARAMETER in printed_expressions(function)  # `f"{model_worker_batch...=}"`
+        return not (called & _DYNAMIC_READS) and not declared and not printed
 
     def _note_kept(self, node: cst.CSTNode, what: str, why: str) -> None:
         self.review(
@@ -456,7 +458,7 @@ class DropWorkerBatchCalls(MigrationCodemod):
             reset = writes_override_reset(function, name)
             if reset is not None:
                 reasons.append(
-                    f"{reset} writes the reset value a consuming forward writes: straight after a read of that "
+                    f"{reset} writes, or may write, the reset value a consuming forward writes: straight after a read of that "
                     f"field the kept snapshot keeps its value, where the old object took the write"
                 )
             reached = reflection_reached(self.module, function, name)

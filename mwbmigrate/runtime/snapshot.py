@@ -145,6 +145,17 @@ class WorkerBatchSnapshot:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in type(self).__dataclass_fields__)
         return f"{OLD_CLASS_NAME}({fields})"
 
+    def __eq__(self, other: object) -> bool:
+        # The old dataclass compared its fields with another of its own class only; the generated
+        # test reads `__class__`, which here answers the batch's class.
+        if type(other) is not type(self):
+            return NotImplemented
+        names = type(self).__dataclass_fields__
+        mine = tuple(object.__getattribute__(self, name) for name in names)
+        return mine == tuple(object.__getattribute__(other, name) for name in names)
+
+    __hash__ = None  # type: ignore[assignment]  # as a dataclass with `eq` had: unhashable
+
     def __reduce_ex__(self, protocol: object) -> tuple[Any, ...]:
         # `__class__` is the batch's class: pickle and copy must rebuild this one.
         state = {name: getattr(self, name) for name in type(self).__dataclass_fields__}
@@ -280,7 +291,12 @@ def _snapshot_class(fork_fields: tuple[str, ...]) -> type[WorkerBatchSnapshot]:
     if found is None:
         fields = [(name, Any, dataclasses.field(default=None)) for name in fork_fields]
         found = dataclasses.make_dataclass(
-            OLD_CLASS_NAME, fields, bases=(WorkerBatchSnapshot,), repr=False, namespace={"_fork_fields": fork_fields}
+            OLD_CLASS_NAME,
+            fields,
+            bases=(WorkerBatchSnapshot,),
+            repr=False,
+            eq=False,  # the base's `__eq__`, which tests `type`, not `__class__`
+            namespace={"_fork_fields": fork_fields},
         )
         found.__module__ = __name__
         _SNAPSHOT_CLASSES[fork_fields] = found

@@ -186,6 +186,23 @@ def test_equality_repr_and_asdict_are_the_old_dataclass_s():
     assert dataclasses.astuple(first)[3] == [3, 4]
 
 
+def test_a_snapshot_equals_only_another_of_its_class_as_the_old_dataclass_did():
+    """The generated dataclass `__eq__` tests `other.__class__ is self.__class__`, and a snapshot's
+    `__class__` answers the batch's: comparing it with the batch would build the old fields' tuple
+    from the batch. The old object compared unequal to anything of another class."""
+    batch = Batch()
+    snapshot = worker_batch_snapshot(batch)
+    assert (snapshot == batch) is False and (batch == snapshot) is False and snapshot != batch
+    assert snapshot in [batch, worker_batch_snapshot(batch)] and snapshot not in [batch]
+    batch.fork_flag = 1
+    forks = [worker_batch_snapshot(batch, fork_fields=("fork_flag",)) for _ in range(2)]
+    assert forks[0] == forks[1] and (forks[0] == batch) is False and forks[0] != snapshot
+    snapshot.seq_lens = [9]
+    assert snapshot != worker_batch_snapshot(batch)
+    with pytest.raises(TypeError):
+        hash(snapshot)
+
+
 def test_later_changes_of_the_batch_are_not_seen():
     batch = Batch()
     snapshot = worker_batch_snapshot(batch)
