@@ -545,7 +545,9 @@ class MigrationCodemod(Codemod, cst.CSTTransformer):
 
     def enclosing_statement(self, node: cst.CSTNode) -> cst.CSTNode:
         current: cst.CSTNode | None = node
-        while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        # A `case` clause carries its own marker, on its line: the `match` line has no marker slot.
+        statements = (cst.SimpleStatementLine, cst.BaseCompoundStatement, cst.MatchCase)
+        while current is not None and not isinstance(current, statements):
             current = self.parent(current)
         return current if current is not None else node
 

@@ -121,6 +121,8 @@ class ReplaceClassReferences(MigrationCodemod):
             return False
         if self._is_alias_use(original):
             return False  # the alias's definition now names ScheduleBatch; its uses keep their spelling
+        if isinstance(parent, cst.MatchClass) and parent.cls is original:
+            return True  # a class pattern is a type test: isinstance-checks says where it now matches more
         if not self._type_only(original):
             self._report_value_use(original)
         return True

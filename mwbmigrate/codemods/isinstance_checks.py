@@ -92,7 +92,7 @@ class DropOldClassInstanceChecks(MigrationCodemod):
     NAME = "isinstance-checks"
     SUMMARY = "Keep `isinstance(x, ModelWorkerBatch)` tests on the branch they took: test ScheduleBatch where `x` held the old object, delete the branch where it held a ScheduleBatch, report where it held either."
     TRIGGERS = (OLD_CLASS,)
-    REQUIRED_WORDS = ("isinstance",)
+    REQUIRED_WORDS = ("isinstance", "case ")  # a class pattern tests the class as `isinstance` does
     REVIEW_CODES = ("MWB110", "MWB150")
     REQUIRES = REPORTS
     METADATA_DEPENDENCIES = (ScopeProvider,)
@@ -102,6 +102,7 @@ class DropOldClassInstanceChecks(MigrationCodemod):
         self._subjects: list[_Subjects] = []
         # The comments above an `elif` deleted with nothing after it, by the `if` owning it (by id).
         self._orphaned: dict[int, list[cst.EmptyLine]] = {}
+        self._matches: list[cst.Match] = []
 
     # -- what each tested value held ---------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
@@ -250,6 +251,36 @@ class DropOldClassInstanceChecks(MigrationCodemod):
             return updated_node  # leave_If drops the branch and reports it
         self.review(original_node, "MWB150", self._retest_reason(original_node, subject, reach))
         return updated_node
+
+    # -- class patterns: `case ModelWorkerBatch(...)` is `isinstance` with the class renamed -------------
+    def visit_Match(self, node: cst.Match) -> None:
+        self._matches.append(node)
+
+    def leave_Match(self, original_node: cst.Match, updated_node: cst.Match) -> cst.Match:
+        self._matches.pop()
+        return updated_node
+
+    def visit_MatchClass(self, node: cst.MatchClass) -> None:
+        """class-references makes the pattern `ScheduleBatch(...)`: right where the subject held only
+        the old object; a ScheduleBatch that reached the `match` now takes this case, not a later one.
+        (A nested pattern's subject is a part of it, never known: reported.)"""
+        if not self._matches or not self.names_old_class(node.cls):
+            return
+        match = self._matches[-1]
+        subject = match.subject
+        nested = not any(case.pattern is node for case in match.cases)
+        reach = Reach.UNKNOWN if nested else self._reach(subject)
+        if reach is Reach.OLD:
+            return
+        held = "also held ScheduleBatches" if reach is Reach.BOTH else "may hold a ScheduleBatch"
+        if reach is Reach.NEW:
+            held = "holds a ScheduleBatch"
+        self.review(
+            node,
+            "MWB150",
+            f"`case {_code(node.cls)}(...)` now matches ScheduleBatch, not {OLD_CLASS}: "
+            f"`{_code(subject)}` {held}, which took a later case before and takes this one now",
+        )
 
     @staticmethod
     def _retest_reason(call: cst.Call, subject: cst.BaseExpression, reach: Reach) -> str:

@@ -5,7 +5,7 @@ states). From 0.5.17 `init_new` with no capture mode ignores that request on a d
 migrated call passes the old object's mode (`worker_batch_capture_mode`)."""
 
 from sglang.srt.managers.schedule_batch import ModelWorkerBatch
-from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch
+from sglang.srt.model_executor.forward_batch_info import ForwardBatch
 from sglang.srt.model_executor.model_runner import ModelRunner
 from sglang.standin import make_batch, record
 

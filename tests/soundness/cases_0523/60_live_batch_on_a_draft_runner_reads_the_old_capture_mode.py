@@ -4,7 +4,7 @@ object's derived capture mode (FULL, from the batch's request for hidden states)
 0.5.17's `init_new` ignores that request on a draft runner."""
 
 from sglang.srt.managers.schedule_batch import ScheduleBatch
-from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch
+from sglang.srt.model_executor.forward_batch_info import ForwardBatch
 from sglang.srt.model_executor.model_runner import ModelRunner
 from sglang.standin import make_batch, record
 

@@ -3,7 +3,7 @@
 second time to pass the old object's capture mode, and from 0.5.17 a draft runner ignores the batch's
 request for hidden states."""
 
-from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch
+from sglang.srt.model_executor.forward_batch_info import ForwardBatch
 from sglang.srt.model_executor.model_runner import ModelRunner
 from sglang.standin import make_batch, record
 

@@ -4,7 +4,7 @@
 `ForwardBatch` kept as a class attribute and `init_new` called through it: not a call the rewrite
 sees, and 0.5.23 requires `return_hidden_states_before_norm` there."""
 
-from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode, ForwardBatch
+from sglang.srt.model_executor.forward_batch_info import ForwardBatch
 from sglang.srt.model_executor.model_runner import ModelRunner
 from sglang.standin import make_batch, record
 

@@ -7,7 +7,7 @@ the forward through `self.mwb` is not given it."""
 
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode
-from sglang.standin import make_batch, record
+from sglang.standin import make_batch
 
 
 class Drafter:

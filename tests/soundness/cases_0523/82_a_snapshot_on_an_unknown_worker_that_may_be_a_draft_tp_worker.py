@@ -1,5 +1,6 @@
 # expect: reported MWB138
 """A stock TpModelWorker on a draft runner forwards the old object of a batch that asks for hidden states (old: FULL)."""
+
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode
 from sglang.srt.model_executor.model_runner import ModelRunner

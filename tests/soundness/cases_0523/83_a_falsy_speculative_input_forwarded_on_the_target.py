@@ -1,5 +1,6 @@
 # expect: same
 """A spec input that subclasses list (empty, so falsy) with capture mode LAST; no __len__/__bool__ in the tree."""
+
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode
 from sglang.standin import make_batch

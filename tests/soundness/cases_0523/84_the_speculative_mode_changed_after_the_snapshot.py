@@ -1,5 +1,6 @@
 # expect: same
 """The spec input's capture mode changed after the snapshot; then the snapshot goes to the target worker (old: the mode derived when taken)."""
+
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode
 from sglang.standin import make_batch

@@ -1,5 +1,6 @@
 # expect: same
 """spec_info replaced on the snapshot after it was taken, then a target forward (old: the snapshot's derived mode NULL)."""
+
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode
 from sglang.standin import make_batch

@@ -1,5 +1,6 @@
 # expect: reported MWB138
 """A snapshot kept on self, aliased through tuple unpacking, written, then forwarded through the attribute."""
+
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode
 from sglang.standin import make_batch

@@ -1,5 +1,6 @@
 # expect: reported MWB138
 """A snapshot kept on self, aliased through getattr(self, "mwb"), written, then forwarded through the alias."""
+
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode
 from sglang.standin import make_batch
@@ -13,7 +14,7 @@ class Drafter:
         self.mwb = batch.get_model_worker_batch()
 
     def step(self):
-        mwb = getattr(self, "mwb")
+        mwb = getattr(self, "mwb")  # noqa: B009 (the alias is what is tried)
         mwb.capture_hidden_mode = CaptureHiddenMode.FULL
         return self.target_worker.forward_batch_generation(mwb)
 

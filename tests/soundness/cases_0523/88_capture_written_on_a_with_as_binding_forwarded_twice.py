@@ -1,5 +1,6 @@
 # expect: same MWB138
 """The snapshot bound by `with ... as mwb`, written, forwarded on the target, then forwarded again."""
+
 import contextlib
 
 from sglang.srt.managers.tp_worker import TpModelWorker

@@ -1,5 +1,6 @@
 # expect: reported MWB138
 """A snapshot kept on self, forwarded by a stock EAGLE worker, then its capture mode read in another method."""
+
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.srt.speculative.eagle_worker_v2 import EAGLEWorkerV2
 from sglang.standin import make_batch, record

@@ -1,5 +1,6 @@
 # expect: reported MWB138
 """Mode written, then the target forward called with *args holding the snapshot."""
+
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode
 from sglang.standin import make_batch

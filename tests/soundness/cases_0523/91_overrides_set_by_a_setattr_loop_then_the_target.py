@@ -1,5 +1,6 @@
 # expect: same
 """Config-driven overrides applied with setattr in a loop on the old object, then a target forward."""
+
 from sglang.srt.managers.tp_worker import TpModelWorker
 from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode
 from sglang.standin import make_batch
