@@ -226,6 +226,30 @@ _CODES = (
         "semantic-review",
     ),
     _code(
+        "MWB190",
+        "the former old object kept past the forward, or compared by identity",
+        """A worker got a fresh `ModelWorkerBatch` at every forward: one it stored (in an attribute,
+        a container) kept the values it had then, and one compared by identity was a new object each
+        time. The parameter now holds the scheduler's long-lived `ScheduleBatch`, the same object at
+        every forward: a later read of the stored one sees the batch's later changes, and an identity
+        test that told forwards apart is true every time.""",
+        """
+        class TracingWorker:
+            def forward_batch_generation(self, model_worker_batch: ModelWorkerBatch):
+                self.last = model_worker_batch
+                return self.worker.forward_batch_generation(model_worker_batch)
+        """,
+        """
+        class TracingWorker:
+            def forward_batch_generation(self, batch: ScheduleBatch):  # mwbmigrate: MWB113 public parameter renamed …
+                self.last = batch  # mwbmigrate: MWB190 the parameter that held the old object is kept past the forward: …
+                return self.worker.forward_batch_generation(batch)
+        """,
+        """Store `worker_batch_snapshot(batch)`, the old object, where later code reads what this
+        forward saw; tell forwards apart by a counter or a field, not by the batch's identity.""",
+        "semantic-review",
+    ),
+    _code(
         "MWB107",
         "`seq_lens_cpu_cache` used as a persistent cache; it is a one-shot override now",
         """`get_model_worker_batch(seq_lens_cpu_cache=batch.seq_lens_cpu_cache)`, or a write to

@@ -13,6 +13,7 @@ Reports, leaving the code as it is:
     MWB107  `ScheduleBatch.seq_lens_cpu_cache` used as a persistent cache (now a one-shot override)
     MWB112  the former old object passed where a `ForwardBatch` is expected
     MWB114  an old-object-only field read on a parameter typed `Union[ScheduleBatch, ModelWorkerBatch]`
+    MWB190  a parameter that held the old object stored past the forward, or compared by identity
 (MWB113, a public signature whose parameter is renamed, comes from parameter-renames.)
 
 Whether an override or an assert can move is decided once, in `analysis.override_sites`, for this
@@ -22,12 +23,13 @@ codemod and for override-moves alike: a site override-moves resolves carries no 
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 from libcst.metadata import ScopeProvider
 
 from mwbmigrate.analysis.calls import callee_name, last_name
 from mwbmigrate.analysis.isolation import called_only_isolated, runs_isolated
 from mwbmigrate.analysis.names import OLD_PARAMETER, ONE_SHOT_OVERRIDES
-from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_METHOD, OVERRIDE_ARGUMENT, union_members
+from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_METHOD, OVERRIDE_ARGUMENT, SNAPSHOT_HELPER, union_members
 from mwbmigrate.analysis.one_call_away import EXTEND_MODE_TESTS, passed_at
 from mwbmigrate.analysis.override_sites import (
     CONSUMING_CALLS,
@@ -52,6 +54,8 @@ from mwbmigrate.codemods.base import MigrationCodemod
 # ModelRunner's `sample(logits_output, forward_batch)` and `compute_logprobs_only(...)` alike; a
 # `sample(batch, ...)` of another class (EagleVerifyInput's) takes the batch first and is fine.
 FORWARD_BATCH_CALLEES = frozenset({"sample", "compute_logprobs_only"})
+# Methods that keep their argument in a container: `seen.append(batch)`.
+_CONTAINER_ADDS = frozenset({"append", "appendleft", "add", "insert", "put", "put_nowait", "setdefault"})
 FORWARD_BATCH_POSITION = 1
 
 
@@ -80,6 +84,8 @@ class _FunctionScan(cst.CSTVisitor):
     def __init__(self, function: cst.FunctionDef) -> None:
         self.function = function
         self.statements: list[cst.CSTNode] = []
+        # Every simple line of the body and every `if`/`while` (by its test), in order.
+        self.statements_seen: list[cst.CSTNode] = []
         self.calls: list[tuple[cst.Call, cst.CSTNode]] = []
         self.writes: list[tuple[cst.Attribute, cst.CSTNode]] = []
         self.reads: list[tuple[cst.Attribute, cst.CSTNode]] = []
@@ -94,6 +100,8 @@ class _FunctionScan(cst.CSTVisitor):
         # Pushed even when not descended into: on_leave runs for a skipped node too.
         if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and node is not self.function:
             self.statements.append(node)
+        if isinstance(node, (cst.SimpleStatementLine, cst.If, cst.While)):
+            self.statements_seen.append(node)
         if isinstance(node, cst.FunctionDef) and node is not self.function:
             return False
         return super().on_visit(node)
@@ -199,7 +207,18 @@ class ReportSemanticRisks(MigrationCodemod):
     NAME = "semantic-review"
     SUMMARY = "Mark sites whose meaning changes with the migration (one-shot overrides, derived and ungated reads, copy semantics)."
     TRIGGERS = (OLD_PARAMETER, OLD_CLASS)
-    REVIEW_CODES = ("MWB103", "MWB104", "MWB105", "MWB106", "MWB107", "MWB112", "MWB114", "MWB116", "MWB180")
+    REVIEW_CODES = (
+        "MWB103",
+        "MWB104",
+        "MWB105",
+        "MWB106",
+        "MWB107",
+        "MWB112",
+        "MWB114",
+        "MWB116",
+        "MWB180",
+        "MWB190",
+    )
     METADATA_DEPENDENCIES = (ScopeProvider,)
 
     # override-moves' plans for the function being visited, by id of the statement.
@@ -418,6 +437,53 @@ class ReportSemanticRisks(MigrationCodemod):
                     "MWB105",
                     f"`{field}` was None in decode/idle on the old object; ScheduleBatch's field is not gated",
                 )
+        if node.name.value != "record_batch_in_overlap" or self.state.location.inside_sglang:  # else MWB187
+            self._kept_past_the_forward(scan, {param.name.value for param in facts.old_params})
+
+    def _kept_past_the_forward(self, scan: _FunctionScan, params: set[str]) -> None:
+        """A parameter that held the old object, stored (in an attribute, an item, a container) or
+        compared by identity: the old object was a fresh one at every forward, which a stored copy
+        kept as it was; the batch is the scheduler's long-lived one, the same at every forward."""
+        if not params:
+            return
+        held = m.Name(value=m.MatchIfTrue(params.__contains__))
+        stored_in = m.Attribute() | m.Subscript()
+        stores = m.Assign(targets=[m.ZeroOrMore(), m.AssignTarget(target=stored_in), m.ZeroOrMore()], value=held)
+        adds = m.Call(
+            func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(_CONTAINER_ADDS.__contains__))),
+            args=[m.ZeroOrMore(), m.Arg(value=held), m.ZeroOrMore()],
+        )
+        identity = m.Comparison(left=held) | m.Comparison(
+            comparisons=[m.ZeroOrMore(), m.ComparisonTarget(comparator=held), m.ZeroOrMore()]
+        )
+        for statement in scan.statements_seen:
+            if isinstance(statement, (cst.If, cst.While)):
+                statement_part: cst.CSTNode = statement.test
+            else:
+                statement_part = statement
+            if m.findall(statement_part, stores | adds):
+                self.review(
+                    statement,
+                    "MWB190",
+                    "the parameter that held the old object is kept past the forward: it was a fresh object at "
+                    "every forward, which a stored one kept as it was; it is the scheduler's long-lived batch now, "
+                    f"and a later read sees its later changes (`{SNAPSHOT_HELPER}(...)` of it keeps the old object)",
+                )
+                continue
+            for found in m.findall(statement_part, identity):
+                comparison = cst.ensure_type(found, cst.Comparison)
+                operands = [comparison.left, *(t.comparator for t in comparison.comparisons)]
+                if not any(isinstance(t.operator, (cst.Is, cst.IsNot)) for t in comparison.comparisons) or any(
+                    m.matches(operand, m.Name("None")) for operand in operands
+                ):
+                    continue  # `batch is None` holds alike for both
+                self.review(
+                    statement,
+                    "MWB190",
+                    "the parameter that held the old object is compared by identity: it was a new object at every "
+                    "forward, and is the scheduler's same batch at every forward now",
+                )
+                break
 
     def _derivation_read(self, function: cst.FunctionDef, facts: FunctionFacts, statement: cst.CSTNode, name: str) -> bool:  # fmt: skip
         """`statement` is an assert of a snapshot read from the live batch (the window proven) on
