@@ -39,7 +39,7 @@ from libcst.codemod import CodemodContext
 from libcst.metadata import QualifiedNameSource, ScopeProvider
 
 from mwbmigrate.analysis.old_api import NEW_CLASS, OLD_CLASS, OLD_METHOD, is_sglang_schedule_batch_module
-from mwbmigrate.analysis.receivers import all_params
+from mwbmigrate.analysis.receivers import FunctionFacts, all_params
 from mwbmigrate.codemods._shared import PASS_LINE, function_facts
 from mwbmigrate.codemods.base import (
     REPORTS,
@@ -87,6 +87,25 @@ def _isinstance_args(node: cst.CSTNode) -> tuple[cst.BaseExpression, cst.BaseExp
     return None
 
 
+def _kept_only(facts: FunctionFacts) -> set[str]:
+    """Locals bound only where a snapshot is kept (`mwb = batch.get_model_worker_batch()`, kept in
+    code): they hold the old object, whatever the analysis could not prove about the live batch."""
+    kept: dict[str, int] = {}
+    for statement in facts.kept:
+        line = statement if isinstance(statement, cst.SimpleStatementLine) else None
+        assign = line.body[0] if line is not None and len(line.body) == 1 else None
+        if (
+            isinstance(assign, cst.Assign)
+            and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)
+        ):
+            name = assign.targets[0].target.value
+            kept[name] = kept.get(name, 0) + 1
+    if facts.scope is None:
+        return set()
+    return {name for name, count in kept.items() if len(list(facts.scope.assignments[name])) == count}
+
+
 class DropOldClassInstanceChecks(MigrationCodemod):
     CODE = "MWB008"
     NAME = "isinstance-checks"
@@ -103,6 +122,9 @@ class DropOldClassInstanceChecks(MigrationCodemod):
         # The comments above an `elif` deleted with nothing after it, by the `if` owning it (by id).
         self._orphaned: dict[int, list[cst.EmptyLine]] = {}
         self._matches: list[cst.Match] = []
+        # Per function: locals bound only where a snapshot is kept (the old object). A class pattern
+        # on one matches as before; worker-batch-calls judges an `isinstance` of one (reflection).
+        self._kept: list[set[str]] = []
 
     # -- what each tested value held ---------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
@@ -111,6 +133,7 @@ class DropOldClassInstanceChecks(MigrationCodemod):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         facts = function_facts(self, node)
         subjects = _Subjects(old={p.name.value for p in facts.old_params} | set(facts.aliases))
+        self._kept.append(_kept_only(facts))
         for param in all_params(node.params):
             if param.annotation is None:
                 continue
@@ -123,6 +146,7 @@ class DropOldClassInstanceChecks(MigrationCodemod):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         self._subjects.pop()
+        self._kept.pop()
         return updated_node
 
     def _evidence(self, body: cst.CSTNode, subjects: _Subjects) -> _Subjects:
@@ -270,6 +294,12 @@ class DropOldClassInstanceChecks(MigrationCodemod):
         subject = match.subject
         nested = not any(case.pattern is node for case in match.cases)
         reach = Reach.UNKNOWN if nested else self._reach(subject)
+        if (
+            reach is Reach.UNKNOWN
+            and self._kept
+            and m.matches(subject, m.Name(m.MatchIfTrue(self._kept[-1].__contains__)))
+        ):
+            reach = Reach.OLD
         if reach is Reach.OLD:
             return
         held = "also held ScheduleBatches" if reach is Reach.BOTH else "may hold a ScheduleBatch"
