@@ -15,6 +15,7 @@ import libcst.matchers as m
 from libcst.metadata import QualifiedName, QualifiedNameSource, Scope
 
 from mwbmigrate.analysis.names import ModuleLocation
+from mwbmigrate.analysis.scopes import OwnScopeVisitor
 
 OLD_CLASS = "ModelWorkerBatch"
 NEW_CLASS = "ScheduleBatch"
@@ -161,22 +162,13 @@ def _import_from_module(node: cst.ImportFrom) -> str:
     return "." * len(node.relative) + (_dotted(node.module) if node.module is not None else "")
 
 
-class _ModuleLevelStatements(cst.CSTVisitor):
+class _ModuleLevelStatements(OwnScopeVisitor):
     """Imports anywhere at module level (inside `if TYPE_CHECKING:`/`try:` too), and module-level
     single-target assignments; function and class bodies are not module level."""
 
     def __init__(self) -> None:
         self.imports: list[cst.Import | cst.ImportFrom] = []
         self.assignments: list[tuple[cst.Name, cst.BaseExpression]] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
     def visit_Import(self, node: cst.Import) -> bool:
         self.imports.append(node)

@@ -38,6 +38,7 @@ import libcst.matchers as m
 from mwbmigrate.analysis.calls import callee_name
 from mwbmigrate.analysis.names import NEW_PARAMETER, OLD_PARAMETER, ONE_SHOT_OVERRIDES
 from mwbmigrate.analysis.old_api import CAPTURE_MODE_HELPER, OVERRIDE_ARGUMENT, SNAPSHOT_HELPER
+from mwbmigrate.analysis.scopes import OwnScopeVisitor
 from mwbmigrate.analysis.worker_kinds import WORKER_METHOD
 
 CONSUMING_CALLS = frozenset({"init_new", "forward_batch_generation", "forward_batch_embedding"})
@@ -325,16 +326,7 @@ def _passing_refusal(between: Sequence[cst.CSTNode], field: str, batch_names: se
 def _contains_consuming_call(statement: cst.CSTNode) -> list[cst.Call]:
     found: list[cst.Call] = []
 
-    class _Calls(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
+    class _Calls(OwnScopeVisitor):
         def visit_Call(self, node: cst.Call) -> None:
             if is_consuming_call(node):
                 found.append(node)
@@ -560,7 +552,7 @@ def _target_names(target: cst.CSTNode) -> set[str]:
     return set()
 
 
-class _Bindings(cst.CSTVisitor):
+class _Bindings(OwnScopeVisitor):
     """How a function body binds one name, its nested scopes left out: the value of each plain
     `name = value` (annotated, `:=`), or the binding statement's code for any other form."""
 
@@ -568,15 +560,6 @@ class _Bindings(cst.CSTVisitor):
         self.name = name
         self.values: list[cst.BaseExpression] = []
         self.other: list[cst.CSTNode] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
     def _binds(self, target: cst.CSTNode) -> bool:
         return self.name in _target_names(target)
@@ -821,7 +804,7 @@ def plan_block(
     return BlockPlan(writes, asserts, forwards)
 
 
-class _Blocks(cst.CSTVisitor):
+class _Blocks(OwnScopeVisitor):
     def __init__(self) -> None:
         self.blocks: list[cst.IndentedBlock] = []
         self.calls: list[cst.Call] = []
@@ -832,15 +815,6 @@ class _Blocks(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         if is_consuming_call(node):
             self.calls.append(node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False  # a nested function is planned on its own
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
 
 def function_blocks(function: cst.FunctionDef) -> tuple[list[cst.IndentedBlock], list[cst.Call]]:

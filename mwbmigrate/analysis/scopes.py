@@ -39,3 +39,17 @@ def link_deferred_annotations(wrapper: MetadataWrapper) -> None:
                 # behind `referents` and `references` take it (tests/analysis/test_scopes.py).
                 cast("set[BaseAssignment]", access.referents).add(assignment)
                 cast("set[Access]", assignment.references).add(access)
+
+
+class OwnScopeVisitor(cst.CSTVisitor):
+    """A walk of one scope's own code: a nested function, lambda or class body runs later, if ever,
+    with its own names, so it is not entered (a subclass that needs it overrides the visit)."""
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
