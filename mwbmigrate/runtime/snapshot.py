@@ -34,6 +34,7 @@ forwards; no frame is inspected and no caller's name is trusted. Any other write
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import sys
 from typing import Any, ClassVar, Final
@@ -167,6 +168,18 @@ class WorkerBatchSnapshot:
             except AttributeError:
                 pass
         return (_rebuild, (type(self)._fork_fields, state, extra, slots))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> WorkerBatchSnapshot:
+        # The old object's deep copy copied its fields alone. What the snapshot answers a release's
+        # consumers beyond them (`decoding_reqs`, ...) is the batch's state, shared with the copy,
+        # never copied: the old object carried none of it to copy (or fail to copy).
+        _rebuilder, (fork_fields, state, extra, slots) = self.__reduce_ex__(4)
+        consumer_values = slots.get("_consumer_values")
+        if consumer_values is not None:
+            memo[id(consumer_values)] = consumer_values
+        copied = _rebuild(fork_fields, copy.deepcopy(state, memo), copy.deepcopy(extra, memo), slots)
+        memo[id(self)] = copied
+        return copied
 
     def __getattribute__(self, name: str) -> Any:
         value = object.__getattribute__(self, name)

@@ -8,6 +8,7 @@ import enum
 import gc
 import pickle
 import sys
+import threading
 import types
 from dataclasses import dataclass, field
 from typing import Any
@@ -295,6 +296,18 @@ def test_copies_of_a_snapshot_are_the_old_object_too():
         assert type(again) is WorkerBatchSnapshot and again.__class__ is Batch
         assert again == snapshot or again.reqs is not snapshot.reqs
         assert again.seq_lens_cpu == [5, 5] and again.extend_lens == [3, 4]
+
+
+def test_a_deep_copy_copies_the_old_fields_and_shares_what_consumers_read_beyond_them():
+    """The old object's deep copy copied its fields; a consumer's value the batch holds beyond them
+    (`decoding_reqs` of requests that cannot be copied) is not the snapshot's to copy."""
+    batch = Batch()
+    batch.decoding_reqs = [threading.Lock()]
+    snapshot = worker_batch_snapshot(batch)
+    snapshot.sampling_info = snapshot.reqs = None  # what a follower strips before it serialises
+    copied = copy.deepcopy(snapshot)
+    assert copied == snapshot and copied.seq_lens is not snapshot.seq_lens
+    assert copied.decoding_reqs is snapshot.decoding_reqs is batch.decoding_reqs
 
 
 def test_a_snapshot_pickles_and_stays_a_snapshot():
