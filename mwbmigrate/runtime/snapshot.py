@@ -37,7 +37,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import sys
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, cast
 
 __all__ = [
     "CONSUMER_READS",
@@ -321,7 +321,13 @@ def worker_batch_snapshot(
 ) -> WorkerBatchSnapshot:
     """What `batch.get_model_worker_batch(seq_lens_cpu_cache)` returned: the old method, step by step.
     `fork_fields`: the fields a fork's own `ModelWorkerBatch` adds, which its method copied from the
-    batch attribute of the same name (the rewrite passes them, read from the tree)."""
+    batch attribute of the same name (the rewrite passes them, read from the tree).
+
+    Handed a snapshot, it returns that snapshot: code reaches here with one only through a type test
+    that the snapshot answers as the batch (`x.get_model_worker_batch() if isinstance(x, ScheduleBatch)
+    else x`), which the old object failed, keeping `x` itself."""
+    if issubclass(type(batch), WorkerBatchSnapshot):  # not `isinstance`: its `__class__` is the batch's
+        return cast(WorkerBatchSnapshot, batch)
     decode = batch.forward_mode.is_decode_or_idle()
     if decode:
         gated = {"extend_seq_lens": None, "extend_prefix_lens": None, "extend_logprob_start_lens": None}

@@ -310,6 +310,15 @@ def test_a_deep_copy_copies_the_old_fields_and_shares_what_consumers_read_beyond
     assert copied.decoding_reqs is snapshot.decoding_reqs is batch.decoding_reqs
 
 
+def test_a_snapshot_of_a_snapshot_is_that_snapshot():
+    """`x.get_model_worker_batch() if isinstance(x, ScheduleBatch) else x`, migrated: a snapshot
+    passes the type test as the batch, where the old object failed it and stayed itself."""
+    snapshot = worker_batch_snapshot(Batch())
+    snapshot.capture_hidden_mode = Mode.LAST
+    assert worker_batch_snapshot(snapshot) is snapshot
+    assert worker_batch_snapshot(snapshot, [9, 9]) is snapshot and snapshot.capture_hidden_mode is Mode.LAST
+
+
 def test_a_snapshot_pickles_and_stays_a_snapshot():
     snapshot = worker_batch_snapshot(Batch(spec_info=SpecInfo(Mode.LAST)), seq_lens_cpu_cache=[5, 5])
     restored = pickle.loads(pickle.dumps(snapshot))
