@@ -135,7 +135,7 @@ class _RequestChanges(_Scan):
             return
         func = node.func
         reader = isinstance(func, cst.Name) and func.value in _LIST_READERS
-        if self.handoffs and not reader and any(m_reqs(argument.value) for argument in node.args):
+        if self.handoffs and not reader and any(may_be_reqs(argument.value) for argument in node.args):
             self.hit("a `.reqs` list is handed to a call, which may change it in place")
         if isinstance(func, cst.Attribute):
             if func.attr.value in _LIST_CHANGES and m_reqs(func.value):
@@ -144,7 +144,7 @@ class _RequestChanges(_Scan):
                 self.hit(f"`.{func.attr.value}()` extends a request list in place")
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if m_reqs(node.value) and not self.fields_only and self.handoffs:
+        if may_be_reqs(node.value) and not self.fields_only and self.handoffs:
             self.hit("a `.reqs` list is bound to another name, which may change it in place")
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
@@ -154,6 +154,23 @@ class _RequestChanges(_Scan):
 
 def m_reqs(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Attribute) and node.attr.value == "reqs"
+
+
+def may_be_reqs(node: cst.BaseExpression) -> bool:
+    """Whether an expression's value may be a `.reqs` list itself: the attribute, or an operand a
+    `BoolOp` or a conditional returns (`batch.reqs or []`), or an element of a tuple or list built
+    around it (unpacked later)."""
+    if m_reqs(node):
+        return True
+    if isinstance(node, cst.BooleanOperation):
+        return may_be_reqs(node.left) or may_be_reqs(node.right)
+    if isinstance(node, cst.IfExp):
+        return may_be_reqs(node.body) or may_be_reqs(node.orelse)
+    if isinstance(node, cst.NamedExpr):
+        return may_be_reqs(node.value)
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return any(may_be_reqs(element.value) for element in node.elements)
+    return False
 
 
 def _names(node: cst.BaseExpression, subjects: frozenset[str]) -> bool:
