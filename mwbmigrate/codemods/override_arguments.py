@@ -45,6 +45,7 @@ import libcst.matchers as m
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
+from mwbmigrate.analysis.calls import callee_name
 from mwbmigrate.analysis.names import ONE_SHOT_OVERRIDES
 from mwbmigrate.analysis.old_api import CAPTURE_MODE_HELPER, OVERRIDE_ARGUMENT, SNAPSHOT_HELPER
 from mwbmigrate.analysis.override_sites import (
@@ -161,6 +162,25 @@ def takes_capture_mode(call: cst.Call) -> bool:
     return name in _TARGET_WORKERS
 
 
+def _functions_handed_a_snapshot(module: cst.Module) -> dict[str, str]:
+    """Function names this module calls with a kept snapshot as an argument (`self.verify(mwb)`,
+    `mwb = worker_batch_snapshot(batch)`), each with one such call: not a consuming call, which
+    this codemod follows itself."""
+    handed: dict[str, str] = {}
+    for function in m.findall(module, m.FunctionDef()):
+        kept = kept_snapshots(cst.ensure_type(function, cst.FunctionDef))
+        if not kept:
+            continue
+        for found in m.findall(cst.ensure_type(function, cst.FunctionDef).body, m.Call()):
+            call = cst.ensure_type(found, cst.Call)
+            callee = callee_name(call)
+            if callee is None or consuming_call(call) or callee in {SNAPSHOT_HELPER, CAPTURE_MODE_HELPER}:
+                continue
+            if any(m.matches(arg.value, m.Name(m.MatchIfTrue(kept.__contains__))) for arg in call.args):
+                handed.setdefault(callee, _code(call))
+    return handed
+
+
 def _known_write(statement: cst.CSTNode) -> OverrideWrite:
     """The override write of a statement already found to be one."""
     write = override_write(statement)
@@ -197,10 +217,13 @@ class PassOverridesAsArguments(MigrationCodemod):
         self._workers: dict[str, WorkerClass] = {}
         self._held_snapshots: set[str] = set()  # `self.mwb`: where the module keeps a snapshot other than in a local
         self._snapshots_in_containers = False
+        # Functions this module hands a kept snapshot, by name -> one such call, as code.
+        self._handed_snapshots: dict[str, str] = {}
 
     # -- module facts --------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
         self._default_indent = node.default_indent
+        self._handed_snapshots = _functions_handed_a_snapshot(node)
         self._held_snapshots = {
             _code(target.target)
             for assign in m.findall(node, m.Assign(value=m.Call(func=m.Name(SNAPSHOT_HELPER))))
@@ -562,6 +585,7 @@ class PassOverridesAsArguments(MigrationCodemod):
                     break
                 writes.append(before)
             if writes:
+                self._folded_on_a_handed_parameter(frame, statement, batch)
                 frame.folded[id(statement)] = sorted(writes)
                 if any(_known_write(body[w]).field == CAPTURE for w in writes):
                     frame.capture_folded.add(id(call))
@@ -587,6 +611,20 @@ class PassOverridesAsArguments(MigrationCodemod):
                     self._refuse(statement, write, None if forward_takes_it else PASS_THROUGH_FUNCTION)
                 continue
             self._refuse(statement, write, not_taken.get(id(statement)))
+
+    def _folded_on_a_handed_parameter(self, frame: FunctionFrame, statement: cst.CSTNode, batch: str) -> None:
+        """A write folded on a parameter of a function this module hands a kept snapshot: the old
+        object kept the write, which the caller may read after the call; the keyword does not."""
+        handed = self._handed_snapshots.get(frame.function.name.value)
+        if handed is None or batch not in {param.name.value for param in all_params(frame.function.params)}:
+            return
+        self.review(
+            statement,
+            "MWB138",
+            f"the override written on `{batch}` is passed as a keyword here, and `{handed}` hands this function a "
+            f"kept snapshot: the old object kept the write for the caller, which the snapshot no longer does; "
+            f"write it on the snapshot in the caller too if the caller reads it",
+        )
 
     @staticmethod
     def _reaches_a_hand_off(
