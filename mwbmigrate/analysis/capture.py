@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.metadata import ClassScope, ComprehensionScope, FunctionScope, Scope
 
 from mwbmigrate.analysis.calls import callee_name
@@ -224,17 +223,6 @@ class NestedScopes:
         if any(self.contains(node) for node in planned):
             return f"an enclosing function's variable read here is renamed `{new_name}` too"
         return None
-
-
-def printed_expressions(node: cst.CSTNode) -> dict[str, list[cst.FormattedStringExpression]]:
-    """The self-documenting f-string parts under `node` (`f"{mwb.seq_lens=}"`), by each name their
-    expression reads: they print the expression's source, so renaming a name there changes the text."""
-    printed: dict[str, list[cst.FormattedStringExpression]] = {}
-    for found in m.findall(node, m.FormattedStringExpression(equal=m.AssignEqual())):
-        part = cst.ensure_type(found, cst.FormattedStringExpression)
-        for name in m.findall(part.expression, m.Name()):
-            printed.setdefault(cst.ensure_type(name, cst.Name).value, []).append(part)
-    return printed
 
 
 def dynamic_read_names(calls: Iterable[cst.Call]) -> str:

@@ -14,8 +14,8 @@ import libcst as cst
 from libcst import MetadataDependent
 from libcst.metadata import Assignment, Scope, ScopeProvider
 
-from mwbmigrate.analysis.capture import printed_expressions
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT
+from mwbmigrate.analysis.scopes import printed_expressions
 from mwbmigrate.analysis.window import Unproven, WindowProof
 
 # Each local's plain `name = value` bindings, in order: name -> [(statement, value)].

@@ -53,3 +53,14 @@ class OwnScopeVisitor(cst.CSTVisitor):
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
+
+
+def printed_expressions(node: cst.CSTNode) -> dict[str, list[cst.FormattedStringExpression]]:
+    """The self-documenting f-string parts under `node` (`f"{mwb.seq_lens=}"`), by each name their
+    expression reads: they print the expression's source, so renaming a name there changes the text."""
+    printed: dict[str, list[cst.FormattedStringExpression]] = {}
+    for found in m.findall(node, m.FormattedStringExpression(equal=m.AssignEqual())):
+        part = cst.ensure_type(found, cst.FormattedStringExpression)
+        for name in m.findall(part.expression, m.Name()):
+            printed.setdefault(cst.ensure_type(name, cst.Name).value, []).append(part)
+    return printed

@@ -146,38 +146,51 @@ class _CallsIn(cst.CSTVisitor):
 _TARGET_WORKERS = frozenset({"target_worker", "_target_worker", "tp_worker"})
 
 
-def takes_capture_mode(call: cst.Call) -> bool:
-    """Whether `<worker>.forward_batch_generation(...)` calls a worker known to take `capture_hidden_mode=`."""
+def _receiver_name(call: cst.Call) -> str | None:
+    """The last name of `<worker>` in `<worker>.method(...)`: `self.target_worker` -> "target_worker"."""
     func = call.func
     if not isinstance(func, cst.Attribute):
-        return False
+        return None
     worker = func.value
-    name = (
+    return (
         worker.attr.value
         if isinstance(worker, cst.Attribute)
         else worker.value
         if isinstance(worker, cst.Name)
         else None
     )
-    return name in _TARGET_WORKERS
+
+
+def takes_capture_mode(call: cst.Call) -> bool:
+    """Whether `<worker>.forward_batch_generation(...)` calls a worker known to take `capture_hidden_mode=`."""
+    return _receiver_name(call) in _TARGET_WORKERS
 
 
 def _functions_handed_a_snapshot(module: cst.Module) -> dict[str, str]:
-    """Function names this module calls with a kept snapshot as an argument (`self.verify(mwb)`,
-    `mwb = worker_batch_snapshot(batch)`), each with one such call: not a consuming call, which
-    this codemod follows itself."""
+    """Function names this module calls with a kept snapshot as an argument and reads the snapshot
+    again after (`self.verify(mwb)`, then `mwb` in a later statement of the block), each with one
+    such call: not a consuming call, which this codemod follows itself."""
     handed: dict[str, str] = {}
     for function in m.findall(module, m.FunctionDef()):
         kept = kept_snapshots(cst.ensure_type(function, cst.FunctionDef))
         if not kept:
             continue
-        for found in m.findall(cst.ensure_type(function, cst.FunctionDef).body, m.Call()):
-            call = cst.ensure_type(found, cst.Call)
-            callee = callee_name(call)
-            if callee is None or consuming_call(call) or callee in {SNAPSHOT_HELPER, CAPTURE_MODE_HELPER}:
-                continue
-            if any(m.matches(arg.value, m.Name(m.MatchIfTrue(kept.__contains__))) for arg in call.args):
-                handed.setdefault(callee, _code(call))
+        snapshot = m.Name(m.MatchIfTrue(kept.__contains__))
+        for block in m.findall(cst.ensure_type(function, cst.FunctionDef).body, m.IndentedBlock()):
+            body = cst.ensure_type(block, cst.IndentedBlock).body
+            for index, statement in enumerate(body):
+                for found in m.findall(statement, m.Call(args=[m.ZeroOrMore(), m.Arg(value=snapshot), m.ZeroOrMore()])):
+                    call = cst.ensure_type(found, cst.Call)
+                    callee = callee_name(call)
+                    if callee is None or consuming_call(call) or callee in {SNAPSHOT_HELPER, CAPTURE_MODE_HELPER}:
+                        continue
+                    handed_name = next(
+                        cst.ensure_type(arg.value, cst.Name).value
+                        for arg in call.args
+                        if m.matches(arg.value, snapshot)
+                    )
+                    if any(m.findall(later, m.Name(handed_name)) for later in body[index + 1 :]):
+                        handed.setdefault(callee, _code(call))
     return handed
 
 
@@ -431,7 +444,12 @@ class PassOverridesAsArguments(MigrationCodemod):
         if takes_capture_mode(call):
             if batch not in held or CAPTURE in _keywords(call) or id(original) in frame.capture_folded:
                 return call
-            if any(arg.star for arg in call.args):  # `*args`/`**kwargs` may hold it: a second one raises
+            # Unpacked arguments may hold the keyword where the function is itself some speculative
+            # worker's target (a wrapper of `tp_worker`): a second one raises. A class that drives a
+            # `target_worker`, or a speculative worker, is called by the scheduler, which passes none.
+            owner = self._workers.get(self.enclosing_class() or "")
+            driver = (owner is not None and owner.kind == SPEC_WORKER) or _receiver_name(call) != "tp_worker"
+            if any(arg.star for arg in call.args) and not driver:
                 if batch in frame.kept_capture_written:
                     self.review(
                         original,
@@ -452,16 +470,17 @@ class PassOverridesAsArguments(MigrationCodemod):
         )
         if not inline and batch not in frame.kept | frame.held_aliases.keys():
             return call
+        if m.matches(call.func, m.Attribute(value=m.Name("self"))):
+            return call  # the class's own forward: worker-signatures gives it what its kind takes
         what = f"`{batch}`" if batch is not None else "the kept snapshot"
-        written = " has its capture mode written in this function and" if batch in frame.kept_capture_written else ""
+        written = ", its capture mode written here," if batch in frame.kept_capture_written else ""
         worker = _code(cst.ensure_type(call.func, cst.Attribute).value)
         self.review(
             original,
             "MWB138",
-            f"{what}{written} goes to `{worker}`'s forward, which this rewrite does not give `capture_hidden_mode=` "
-            f"(a speculative worker takes none): from {self.state.target_version} a `TpModelWorker` derives its own "
-            f"at the forward, where the old forward read the old object's; if `{worker}` takes it, pass "
-            f"`capture_hidden_mode={CAPTURE_MODE_HELPER}(...)` of what it is handed",
+            f"{what}{written} goes to `{worker}`, which from {self.state.target_version} derives the capture mode at "
+            f"the forward if it is a `TpModelWorker`: pass it `capture_hidden_mode={CAPTURE_MODE_HELPER}(...)` "
+            f"then (a speculative worker takes none)",
         )
         return call
 

@@ -25,10 +25,11 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.metadata import Assignment, Scope, ScopeProvider
 
-from mwbmigrate.analysis.capture import NestedScopes, dynamic_read_names, printed_expressions
+from mwbmigrate.analysis.capture import NestedScopes, dynamic_read_names
 from mwbmigrate.analysis.names import NEW_PARAMETER, OLD_PARAMETER
 from mwbmigrate.analysis.old_api import FALLBACK_PARAMETER, OLD_CLASS
 from mwbmigrate.analysis.receivers import all_params
+from mwbmigrate.analysis.scopes import printed_expressions
 from mwbmigrate.codemods._shared import param_holds_old_object
 from mwbmigrate.codemods.base import REPORTS, MigrationCodemod
 

@@ -467,7 +467,7 @@ class ReportSemanticRisks(MigrationCodemod):
                     "MWB190",
                     "the parameter that held the old object is kept past the forward: it was a fresh object at "
                     "every forward, which a stored one kept as it was; it is the scheduler's long-lived batch now, "
-                    f"and a later read sees its later changes (`{SNAPSHOT_HELPER}(...)` of it keeps the old object)",
+                    f"and a later read sees its later changes (a snapshot of it, `{SNAPSHOT_HELPER}`, keeps the old object)",
                 )
                 continue
             for found in m.findall(statement_part, identity):

@@ -39,10 +39,10 @@ from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import Assignment, Scope, ScopeProvider
 
 from mwbmigrate.analysis.calls import callee_name
-from mwbmigrate.analysis.capture import printed_expressions
 from mwbmigrate.analysis.names import OLD_PARAMETER
 from mwbmigrate.analysis.old_api import OLD_METHOD, OVERRIDE_ARGUMENT, SNAPSHOT_HELPER
 from mwbmigrate.analysis.receivers import call_is_migratable, old_method_call, override_argument
+from mwbmigrate.analysis.scopes import printed_expressions
 from mwbmigrate.analysis.window import (
     REQUEST_FIELDS,
     REQUEST_LISTS,

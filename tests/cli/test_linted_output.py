@@ -90,6 +90,11 @@ class Scheduler:
                     bs = len(overlapped_model_worker_batch.seq_lens)
 
                     with self.forward_stream_ctx:
+                        # mwbmigrate: MWB138 `overlapped_model_worker_batch` goes to
+                        #   `self.model_worker`, which from 0.5.16 derives the capture
+                        #   mode at the forward if it is a `TpModelWorker`: pass it
+                        #   `capture_hidden_mode=worker_batch_capture_mode(...)` then (a
+                        #   speculative worker takes none)
                         result = self.model_worker.forward_batch_generation(
                             overlapped_model_worker_batch
                         )

@@ -42,6 +42,11 @@ SPEC_SITES = {
         "speculative/dflash_worker.py": 4,
         "speculative/eagle_worker_v2.py": 1,
     },
+    # The scheduler's `record_batch_in_overlap` stores what it is handed in `batch_record_buf`: the
+    # live batch now, the same at every step (upstream stores `[batch, attr_snapshot]` there).
+    "MWB190": {
+        "managers/scheduler.py": 1,
+    },
     # N.3: the spec lists 15 fields written on the batch in the v2 path; 13 of them are plain
     # writes at 22 sites, the other 2 (capture_hidden_mode, return_hidden_states_before_norm) are
     # one-shot overrides (E/F). Every one of the 22 runs in an EAGLE V2 forward, which 0.5.13's
