@@ -469,20 +469,11 @@ def plan_forward_batch_write_move(block: Sequence[cst.CSTNode], index: int) -> s
     return binding[1]
 
 
-class _SnapshotBindings(cst.CSTVisitor):
+class _SnapshotBindings(OwnScopeVisitor):
     """Names a function body binds to a snapshot kept in code, its nested scopes left out."""
 
     def __init__(self) -> None:
         self.names: set[str] = set()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:

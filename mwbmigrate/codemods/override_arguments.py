@@ -461,9 +461,7 @@ class PassOverridesAsArguments(MigrationCodemod):
                 return call
             # The runtime's answer for a snapshot is its field; no read of a field the batch's class
             # lacks, which a snapshot annotated as the batch would seem to make.
-            AddImportsVisitor.add_needed_import(self.context, self.state.runtime_module, CAPTURE_MODE_HELPER)
-            mode = cst.Call(cst.Name(CAPTURE_MODE_HELPER), [cst.Arg(cst.Name(batch))])
-            return with_keyword(call, CAPTURE, mode)
+            return with_keyword(call, CAPTURE, self._old_capture_mode(batch))
         first = next((arg.value for arg in call.args if arg.keyword is None and not arg.star), None)
         inline = first is not None and (
             m.matches(first, m.Call(func=m.Name(SNAPSHOT_HELPER))) or _code(first) in self._held_snapshots
@@ -499,9 +497,12 @@ class PassOverridesAsArguments(MigrationCodemod):
                 f"old object's; pass `capture_hidden_mode=` (`{CAPTURE_MODE_HELPER}(batch)` answers the old one)",
             )
             return call
+        return with_keyword(call, CAPTURE, self._old_capture_mode(batch.value))
+
+    def _old_capture_mode(self, batch: str) -> cst.Call:
+        """`worker_batch_capture_mode(batch)`, its import added: the mode the old object carried."""
         AddImportsVisitor.add_needed_import(self.context, self.state.runtime_module, CAPTURE_MODE_HELPER)
-        value = cst.Call(cst.Name(CAPTURE_MODE_HELPER), [cst.Arg(cst.Name(batch.value))])
-        return with_keyword(call, CAPTURE, value)
+        return cst.Call(cst.Name(CAPTURE_MODE_HELPER), [cst.Arg(cst.Name(batch))])
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         """`ForwardBatch.init_new` taken as a value (`functools.partial(ForwardBatch.init_new, ...)`,
