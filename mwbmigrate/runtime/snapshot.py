@@ -150,7 +150,10 @@ class WorkerBatchSnapshot:
         # The old dataclass compared its fields with another of its own class only; the generated
         # test reads `__class__`, which here answers the batch's class.
         if type(other) is not type(self):
-            return NotImplemented
+            # Not `NotImplemented` for the batch: its dataclass `__eq__` would then run, read this
+            # snapshot's `__class__` as its own and compare fields the old object never had.
+            batch_class = object.__getattribute__(self, "__class__")
+            return False if isinstance(other, batch_class) and batch_class is not type(self) else NotImplemented
         names = type(self).__dataclass_fields__
         mine = tuple(object.__getattribute__(self, name) for name in names)
         return mine == tuple(object.__getattribute__(other, name) for name in names)

@@ -204,6 +204,20 @@ def test_a_snapshot_equals_only_another_of_its_class_as_the_old_dataclass_did():
         hash(snapshot)
 
 
+def test_a_snapshot_compares_unequal_to_a_dataclass_batch_without_reading_its_fields():
+    """SGLang's `ScheduleBatch` is a dataclass: handed `NotImplemented`, its generated `__eq__` would
+    take the snapshot (whose `__class__` answers the batch's) for one of its own and read fields the
+    old object never had. (`batch == snapshot`, the batch first, still runs that `__eq__`.)"""
+
+    @dataclass(eq=True)
+    class DataclassBatch(Batch):
+        req_to_token_pool: Any = None
+
+    batch = DataclassBatch()
+    snapshot = worker_batch_snapshot(batch)
+    assert (snapshot == batch) is False and snapshot != batch
+
+
 def test_later_changes_of_the_batch_are_not_seen():
     batch = Batch()
     snapshot = worker_batch_snapshot(batch)
