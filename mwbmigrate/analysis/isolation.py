@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
-from mwbmigrate.analysis.one_call_away import OneCallAway, one_call_away
+from mwbmigrate.analysis.one_call_away import COPIED_FIELDS, OneCallAway, one_call_away
 from mwbmigrate.analysis.target_versions import at_least
 
 # The workers 0.5.13 isolates whole: the V2 workers of EAGLE, EAGLE3 and STANDALONE, and the draft
@@ -81,10 +81,11 @@ class ProjectCallers:
 _OLD_WORDS = (b"ModelWorkerBatch", b"model_worker_batch")
 
 
-def scan_callers(sources: Iterable[bytes]) -> ProjectCallers:
+def scan_callers(sources: Iterable[bytes], own_copied_fields: Iterable[str] = ()) -> ProjectCallers:
     """The call sites of the tree's functions that take the old object (a parameter named
     `model_worker_batch` or annotated with `ModelWorkerBatch`), read with `ast`. Only modules that
-    name the old API can hand the old object on, so only those are parsed."""
+    name the old API can hand the old object on, so only those are parsed. `own_copied_fields`: the
+    fields a fork's own `ModelWorkerBatch` adds that its method copied from the batch."""
     trees = []
     complete = True
     named_elsewhere = NamedElsewhere()
@@ -109,7 +110,11 @@ def scan_callers(sources: Iterable[bytes]) -> ProjectCallers:
         _collect_calls(tree, ("", ()), set(takes_old), sites)
     found = {name: frozenset(found) for name, found in sorted(sites.items())}
     return ProjectCallers(
-        found, complete, one_call_away(trees, takes_old, named_elsewhere) if complete else OneCallAway()
+        found,
+        complete,
+        one_call_away(trees, takes_old, named_elsewhere, COPIED_FIELDS | set(own_copied_fields))
+        if complete
+        else OneCallAway(),
     )
 
 
@@ -117,6 +122,7 @@ _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 # A line that is a comment alone names nothing the code can reach (inside a triple-quoted string it
 # is part of a string that also holds a `#`, which no name equals).
 _FULL_LINE_COMMENT = re.compile(rb"(?m)^[ \t]*#[^\n]*")
+_CALL_OPENS = re.compile(rb"[ \t]*\(")
 
 
 @dataclass
@@ -133,6 +139,21 @@ class NamedElsewhere:
             for data in self.sources:
                 self._identifiers.update(_IDENTIFIER.findall(_FULL_LINE_COMMENT.sub(b"", data)))
         return name in self._identifiers
+
+    def bound(self, name: str) -> bool:
+        """`name` occurs in one of the modules other than as a method call (`.name(`): a definition,
+        a binding, a read as a value or a string may put another body behind `x.name(...)`."""
+        word = name.encode()
+        pattern = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(word) + rb"(?![A-Za-z0-9_])")
+        for data in self.sources:
+            if word not in data:
+                continue
+            text = _FULL_LINE_COMMENT.sub(b"", data)
+            for found in pattern.finditer(text):
+                called = found.start() > 0 and text[found.start() - 1 : found.start()] == b"."
+                if not (called and _CALL_OPENS.match(text, found.end())):
+                    return True
+        return False
 
 
 def _old_object_parameter(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:

@@ -13,7 +13,13 @@ hold one call away too, where the whole tree's call sites prove them (README, "P
 - **a consumer one call away** (MWB103): a helper whose every definition in the tree hands its batch
   parameter to SGLang's `ForwardBatch.init_new` once, in its own body's top-level statements, and
   touches no override field of it and hands it nowhere else, consumes an override written on the
-  batch right before the call, as `init_new` in the caller would.
+  batch right before the call, as `init_new` in the caller would;
+- **a reader one call away** (MWB112): a method named as one of `ModelRunner`'s forward-batch takers
+  (`sample`), whose every definition in the tree only reads, from its second parameter, fields the
+  old method copied from the batch attribute of the same name, reads on the batch what it read on
+  the old object. Here what matters is which body a call reaches, not who else calls it: a name
+  the pre-pass did not parse may still be called elsewhere as a method (`.sample(`), but not
+  defined, bound or spelled there.
 
 Each holds only where the helper is reached by its own name alone: it is never read as a value (a
 table, a callback, `getattr` with its name in a string), never assigned, never imported under
@@ -26,10 +32,14 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Container, Iterable, Mapping
+import re
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from mwbmigrate.analysis.names import ONE_SHOT_OVERRIDES
+from mwbmigrate.analysis.release_table import REMOVED_ATTRIBUTES
+from mwbmigrate.runtime.snapshot import OLD_METHOD_READS
 
 # `get_model_worker_batch` set the extend lengths to None exactly when `forward_mode.is_decode_or_idle()`.
 # (0.5.12.post1's `ForwardMode`: each of these is true in no decode or idle mode.)
@@ -47,6 +57,29 @@ EXTEND_MODE_TESTS = frozenset(
     }
 )
 _CONSUMER = ("ForwardBatch", "init_new")
+# `ModelRunner.sample(logits_output, forward_batch)` and `compute_logprobs_only(...)` take the forward
+# batch second (after `self`); the old object used to be handed there (semantic-review, MWB112).
+FORWARD_BATCH_CALLEES = frozenset({"sample", "compute_logprobs_only"})
+FORWARD_BATCH_POSITION = 1
+# The fields the live batch holds as the old object held them: 0.5.12.post1's method copied each from
+# the batch attribute of the same name, and every target's `ScheduleBatch` still has it (a fork's own
+# copied fields are added by the caller). Not `reqs`: the target's `init_new` reads each request's
+# values at the forward, where the old object held them as of the snapshot.
+_LEFT_THE_BATCH = frozenset(
+    {"token_type_ids", "dimensions", "return_pooled_hidden_states", "multi_item_delimiter_indices", "reqs"}
+    | {name for name, (_, classes) in REMOVED_ATTRIBUTES.items() if "ScheduleBatch" in classes}
+)
+COPIED_FIELDS = frozenset(name for name, source in OLD_METHOD_READS if source == name) - _LEFT_THE_BATCH
+
+
+class UnparsedNames(Protocol):
+    """The identifiers of the modules the pre-pass does not parse (analysis/isolation.py)."""
+
+    def __contains__(self, name: object) -> bool: ...
+
+    def bound(self, name: str) -> bool:
+        """`name` occurs there other than as a method call (`.name(`): defined, bound, read or spelled."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -69,6 +102,9 @@ class OneCallAway:
     # Helpers every call of which is in `ForwardBatch.init_new`, handed its batch: core-runtime makes
     # that batch the runtime's view there, whose extend lengths are gated as the old object's were.
     through_view: Mapping[str, BatchParameter] = field(default_factory=dict)
+    # Forward-batch takers by name whose every definition in the tree is a method that only reads, from
+    # its parameter at `FORWARD_BATCH_POSITION`, fields the live batch holds as the old object did.
+    batch_readers: Mapping[str, BatchParameter] = field(default_factory=dict)
 
 
 def passed_at(call_args: list[object], keywords: Mapping[str, object], parameter: BatchParameter) -> object | None:
@@ -79,10 +115,14 @@ def passed_at(call_args: list[object], keywords: Mapping[str, object], parameter
 
 
 def one_call_away(
-    trees: Iterable[ast.Module], takes_old: Mapping[str, str], named_elsewhere: Container[bytes]
+    trees: Iterable[ast.Module],
+    takes_old: Mapping[str, str],
+    named_elsewhere: UnparsedNames,
+    copied_fields: Collection[str] = COPIED_FIELDS,
 ) -> OneCallAway:
     """The facts, from the parsed modules; `takes_old`: each helper taking the old object, by name, to
-    its parameter that does; `named_elsewhere`: every identifier of the modules not parsed."""
+    its parameter that does; `named_elsewhere`: every identifier of the modules not parsed;
+    `copied_fields`: the fields the live batch holds as the old object did."""
     trees = list(trees)
     definitions: dict[str, list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None, ast.Module]]] = {}
     escapes: set[str] = set()
@@ -101,9 +141,14 @@ def one_call_away(
     gated: dict[str, BatchParameter] = {}
     consumers: dict[str, BatchParameter] = {}
     viewed: dict[str, BatchParameter] = {}
+    readers: dict[str, BatchParameter] = {}
     for name, defined in definitions.items():
         if name in escapes or name not in calls or any(_runs_otherwise(function) for function, _, _ in defined):
             continue
+        if name in FORWARD_BATCH_CALLEES:
+            reader = _batch_reader(defined, frozenset(copied_fields))
+            if reader is not None and not _spelled_in_strings(trees, name) and not named_elsewhere.bound(name):
+                readers[name] = reader
         if name.encode() in named_elsewhere:  # the costliest test last: it reads the unparsed modules
             continue
         parameters = {
@@ -129,7 +174,58 @@ def one_call_away(
             forward_batch_from_sglang(module) and _consumes(function, parameter.name) for function, _, module in defined
         ):
             consumers[name] = parameter
-    return OneCallAway(gated, consumers, viewed)
+    return OneCallAway(gated, consumers, viewed, readers)
+
+
+def _batch_reader(
+    defined: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None, ast.Module]], fields: frozenset[str]
+) -> BatchParameter | None:
+    """The parameter at `FORWARD_BATCH_POSITION` of every definition, when each is a method (not static
+    or a class method) that names it alike and only reads `fields` of it."""
+    parameters = set()
+    for function, owner, _ in defined:
+        positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        if owner is None or len(positional) <= FORWARD_BATCH_POSITION + 1:
+            return None
+        name = positional[FORWARD_BATCH_POSITION + 1]  # after `self`
+        if not _reads_only(function, name, fields):
+            return None
+        parameters.add(BatchParameter(name, FORWARD_BATCH_POSITION, True))
+    return parameters.pop() if len(parameters) == 1 else None
+
+
+def _spelled_in_strings(trees: list[ast.Module], name: str) -> bool:
+    """`name` is a word of a string that is no docstring: source `exec` may run, or a name `getattr` reads."""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    for tree in trees:
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+                if word.search(node.value):
+                    return True
+    return False
+
+
+def _reads_only(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, fields: frozenset[str]) -> bool:
+    """Every use of the parameter `name` in `function` reads one of `fields` of it, then and there:
+    no write or deletion of an attribute, no other attribute, no use of it whole (handed on, compared,
+    bound again), and none in a nested function, lambda, class or generator, which may run later."""
+    read: set[int] = set()
+    for node in ast.walk(function):
+        nested = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.GeneratorExp))
+        if nested and node is not function and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)):
+            return False
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name:
+            if not isinstance(node.ctx, ast.Load) or node.attr not in fields:
+                return False
+            read.add(id(node.value))
+    return not any(isinstance(n, ast.Name) and n.id == name and id(n) not in read for n in ast.walk(function))
 
 
 def _runs_otherwise(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -190,6 +286,9 @@ def _collect(
             escapes.add(node.value)
         elif isinstance(node, ast.alias) and node.asname is not None:
             escapes.add(node.name.rsplit(".", 1)[-1])  # called under another name from here on
+            escapes.add(node.asname)  # another function bound under this name
+        elif isinstance(node, ast.keyword) and node.arg is not None:
+            escapes.add(node.arg)  # `type(..., dict(name=f))`, `__init_subclass__(name=f)`, `setattr` by keyword
         for child in ast.iter_child_nodes(node):
             pending.append((child, node, function))
 

@@ -30,7 +30,12 @@ from mwbmigrate.analysis.calls import callee_name, last_name
 from mwbmigrate.analysis.isolation import called_only_isolated, runs_isolated
 from mwbmigrate.analysis.names import OLD_PARAMETER, ONE_SHOT_OVERRIDES
 from mwbmigrate.analysis.old_api import OLD_CLASS, OLD_METHOD, OVERRIDE_ARGUMENT, SNAPSHOT_HELPER, union_members
-from mwbmigrate.analysis.one_call_away import EXTEND_MODE_TESTS, passed_at
+from mwbmigrate.analysis.one_call_away import (
+    EXTEND_MODE_TESTS,
+    FORWARD_BATCH_CALLEES,
+    FORWARD_BATCH_POSITION,
+    passed_at,
+)
 from mwbmigrate.analysis.override_sites import (
     CONSUMING_CALLS,
     CORE_RUNTIME,
@@ -50,13 +55,8 @@ from mwbmigrate.analysis.window import WindowProof
 from mwbmigrate.codemods._shared import function_facts
 from mwbmigrate.codemods.base import MigrationCodemod
 
-# Callees whose parameter is a ForwardBatch; the old object used to be passed there (category I).
-# ModelRunner's `sample(logits_output, forward_batch)` and `compute_logprobs_only(...)` alike; a
-# `sample(batch, ...)` of another class (EagleVerifyInput's) takes the batch first and is fine.
-FORWARD_BATCH_CALLEES = frozenset({"sample", "compute_logprobs_only"})
 # Methods that keep their argument in a container: `seen.append(batch)`.
 _CONTAINER_ADDS = frozenset({"append", "appendleft", "add", "insert", "put", "put_nowait", "setdefault"})
-FORWARD_BATCH_POSITION = 1
 
 
 def _forward_batch_argument(call: cst.Call) -> cst.BaseExpression | None:
@@ -76,6 +76,32 @@ OLD_ONLY_FIELDS = {
     "dllm_block_offsets": "[req.dllm_block_offset for req in batch.reqs]",
 }
 UNGATED_FIELDS = frozenset({"extend_seq_lens", "extend_prefix_lens", "extend_logprob_start_lens"})
+
+
+class _Deferred(cst.CSTVisitor):
+    """Whether a node sits in a lambda or a generator expression of the body: it runs later, if at all."""
+
+    def __init__(self, target: cst.CSTNode) -> None:
+        self.target = target
+        self.depth = 0
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.target:
+            self.found = self.depth > 0
+        if isinstance(node, (cst.Lambda, cst.GeneratorExp)):
+            self.depth += 1
+        return not self.found
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if isinstance(original_node, (cst.Lambda, cst.GeneratorExp)):
+            self.depth -= 1
+
+
+def _deferred(function: cst.FunctionDef, node: cst.CSTNode) -> bool:
+    scan = _Deferred(node)
+    function.body.visit(scan)
+    return scan.found
 
 
 class _FunctionScan(cst.CSTVisitor):
@@ -353,7 +379,11 @@ class ReportSemanticRisks(MigrationCodemod):
                         "MWB107",
                         "`seq_lens_cpu_cache` reused across forwards; in 0.5.13 it is a one-shot override consumed by init_new",
                     )
-            if callee_name(call) in FORWARD_BATCH_CALLEES and _forward_batch_argument(call) in accesses:
+            if (
+                callee_name(call) in FORWARD_BATCH_CALLEES
+                and _forward_batch_argument(call) in accesses
+                and not self._own_reader_one_call_away(node, call)
+            ):
                 self.review(
                     statement,
                     "MWB112",
@@ -511,6 +541,34 @@ class ReportSemanticRisks(MigrationCodemod):
         keywords: dict[str, object] = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
         passed = passed_at(positional, keywords, parameter)
         return isinstance(passed, cst.Name) and passed.value in holds_old
+
+    def _own_reader_one_call_away(self, function: cst.FunctionDef, call: cst.Call) -> bool:
+        """`self.sample(x, batch)` in a method of a class that defines `sample` itself, where every
+        definition of it in the tree only reads fields the batch holds as the old object did from the
+        parameter the batch is handed (analysis/one_call_away.py): the call reaches one of those
+        bodies, and no forward batch is expected there. (`self.model_runner.sample` may be SGLang's.)
+        Not where the tree runs code on a read of such a field (a property on a batch class: the old
+        method ran it when the snapshot was taken), nor in a lambda or a generator, run later."""
+        name = callee_name(call)
+        parameter = self.state.project_callers.one_call_away.batch_readers.get(name or "")
+        func = call.func
+        if parameter is None or not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+            return False
+        if self.state.window_facts.code_on_read is not None or _deferred(function, call):
+            return False
+        if any(argument.star or argument.keyword is not None for argument in call.args[: parameter.index + 1]):
+            return False
+        params = list(function.params.posonly_params) + list(function.params.params)
+        owner = self._enclosing_class_node()
+        receiver = func.value.value
+        if owner is None or not params or params[0].name.value != receiver or function.decorators:
+            return False
+        scope = self.get_metadata(ScopeProvider, function.body, None)
+        if scope is None or len(list(scope.assignments[receiver])) != 1:
+            return False  # `self` bound again in the method
+        return any(
+            isinstance(statement, cst.FunctionDef) and statement.name.value == name for statement in owner.body.body
+        )
 
     def _gated_one_call_up(self, function: cst.FunctionDef, receiver: str, facts: FunctionFacts) -> bool:
         """`receiver` is the parameter of a helper whose every call in the tree hands it an old object

@@ -153,7 +153,7 @@ def _project_facts(files: Sequence[DiscoveredFile], options: TransformOptions) -
     return ProjectFacts(
         options.request_mirror,
         own,
-        scan_callers(readable),
+        scan_callers(readable, own.copied),
         frozenset(defined),
         window.facts(),
         options.project_workers,

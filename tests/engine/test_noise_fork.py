@@ -14,13 +14,17 @@ Noise, each proven the same one call away or at the end of a kept snapshot's win
 - a request list handed to a call after the forward, the kept snapshot's last use (MWB183);
 - the old method's override argument on a kept snapshot, which holds it for every forward (MWB103).
 - from 0.5.16, the split-prefill cache written on the batch and read back by a kept snapshot, which
-  no release consumes any more (MWB107, MWB139).
+  no release consumes any more (MWB107, MWB139);
+- the old object handed to the worker's own `sample`, which reads only fields the old method
+  copied from the batch, where `ModelRunner.sample` expects a forward batch (MWB112).
 
 Useful, and kept:
 - the same request list handed on between the snapshot and its forward (MWB183);
 - the overlap fallback branch deleted as upstream did (MWB150);
 - the split-prefill value left on the batch for a later call to read back, a one-shot field from
-  0.5.13 on: on the write that leaves it, not on the read (MWB107).
+  0.5.13 on: on the write that leaves it, not on the read (MWB107);
+- the old object handed to the model runner's `compute_logprobs_only`, which expects a forward batch
+  (MWB112).
 """
 
 from __future__ import annotations
@@ -73,6 +77,14 @@ class Worker(TpModelWorker):
         if isinstance(batch, ModelWorkerBatch):
             return self.target_worker.forward_batch_generation(batch)
         return self.verify(batch)
+
+    def sample_logits(self, logits_output, model_worker_batch: ModelWorkerBatch):
+        next_ids = self.sample(logits_output, model_worker_batch)
+        self.model_runner.compute_logprobs_only(logits_output, model_worker_batch)
+        return next_ids
+
+    def sample(self, logits_output, model_worker_batch: ModelWorkerBatch):
+        return logits_output.argmax(model_worker_batch.sampling_info, model_worker_batch.return_logprob)
 
     def split_prefill(self, batch: ScheduleBatch):
         if batch.split_index == 0:
@@ -194,6 +206,7 @@ def test_the_noise_goes_and_the_useful_markers_stay(tmp_path: Path) -> None:
         "verify_reordered_first: worker_batch = worker_batch_snapshot(batch)": {"MWB183"},
         "forward_any: def forward_any(self, batch: ScheduleBatch):": {"MWB150"},
         "split_prefill: batch.seq_lens_cpu_cache = worker_batch.seq_lens_cpu": {"MWB107"},
+        "sample_logits: self.model_runner.compute_logprobs_only(logits_output, batch)": {"MWB112"},
     }
 
 
@@ -209,5 +222,6 @@ def test_from_0_5_16_the_split_prefill_cache_is_a_plain_field_and_goes_unmarked(
         "forward_batch_generation: batch.capture_hidden_mode = CaptureHiddenMode.LAST": {"MWB103", "MWB138"},
         "verify_reordered_first: worker_batch = worker_batch_snapshot(batch)": {"MWB183"},
         "forward_any: def forward_any(self, batch: ScheduleBatch):": {"MWB150"},
+        "sample_logits: self.model_runner.compute_logprobs_only(logits_output, batch)": {"MWB112"},
     }
     assert "        batch.seq_lens_cpu_cache = worker_batch.seq_lens_cpu\n" in texts["worker.py"]
