@@ -49,6 +49,7 @@ class FunctionFacts:
         if self.scope is None:
             return set()
         names = {param.name.value for param in self.old_params} | set(self.aliases)
+        names |= parameter_aliases(self.function, self.scope, {param.name.value for param in self.old_params})
         nodes: set[cst.Name] = set()
         for name in names:
             for assignment in self.scope.assignments[name]:
@@ -56,6 +57,49 @@ class FunctionFacts:
                     if isinstance(reference.node, cst.Name):
                         nodes.add(reference.node)
         return nodes
+
+
+def parameter_aliases(function: cst.FunctionDef, scope: Scope, params: set[str]) -> set[str]:
+    """Locals that only ever hold what a parameter holding the old object holds: each of their
+    bindings in the function is a plain `alias = param` (or `= another such alias`), and that
+    parameter is never bound again. A write or a read through one is a write or a read of the
+    parameter's object (`mwb = model_worker_batch; mwb.input_ids = ...`)."""
+    plain = {name for name in params if len(list(scope.assignments[name])) == 1}
+    values: dict[str, list[cst.BaseExpression | None]] = {}
+    for statement in _own_statements(function):
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+            ):
+                values.setdefault(small.targets[0].target.value, []).append(small.value)
+    found: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, bound in values.items():
+            if name in found or name in params or len(list(scope.assignments[name])) != len(bound):
+                continue
+            if all(isinstance(value, cst.Name) and value.value in plain | found for value in bound):
+                found.add(name)
+                changed = True
+    return found
+
+
+def _own_statements(function: cst.FunctionDef) -> list[cst.SimpleStatementLine]:
+    """The simple statements of the function's own body, at any depth, not those of nested scopes."""
+    found: list[cst.SimpleStatementLine] = []
+    pending: list[cst.CSTNode] = [function.body]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.SimpleStatementLine):
+            found.append(node)
+            continue
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        pending.extend(node.children)
+    return found
 
 
 def old_method_call(node: cst.BaseExpression) -> cst.Call | None:

@@ -141,7 +141,18 @@ class _FunctionScan(cst.CSTVisitor):
         super().on_leave(original_node)
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._targets.add(id(node.target))
+        self._target(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._target(node.target)
+
+    def _target(self, target: cst.BaseExpression) -> None:
+        """A target, and each element of a tuple or list target (`mwb.a, mwb.b = ...`)."""
+        self._targets.add(id(target))
+        if isinstance(target, cst.StarredElement):
+            self._target(target.value)
+        for element in getattr(target, "elements", ()):
+            self._target(element.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -168,6 +179,10 @@ class _FunctionScan(cst.CSTVisitor):
                 read = cst.Attribute(value=node.args[0].value, attr=cst.Name(field))
                 self.reads.append((read, self.statements[-1]))
                 self.gates[id(read)] = tuple(self._tests)
+            # `setattr(x, "field", value)` writes `x.field`.
+            field = _constant_getattr_field(node, "setattr", 3)
+            if field is not None:
+                self.writes.append((cst.Attribute(value=node.args[0].value, attr=cst.Name(field)), self.statements[-1]))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if not self.statements or not isinstance(node.value, cst.Name):
@@ -179,10 +194,14 @@ class _FunctionScan(cst.CSTVisitor):
             self.gates[id(node)] = tuple(self._tests)
 
 
-def _constant_getattr_field(call: cst.Call) -> str | None:
-    """`getattr(name, "field")` or `getattr(name, "field", default)` -> "field"."""
+def _constant_getattr_field(call: cst.Call, function: str = "getattr", arity: int | None = None) -> str | None:
+    """`getattr(name, "field")` or `getattr(name, "field", default)` -> "field" (`setattr(name,
+    "field", value)` with `function="setattr", arity=3`)."""
     arguments = call.args
-    if not (isinstance(call.func, cst.Name) and call.func.value == "getattr" and len(arguments) in (2, 3)):
+    arities = (2, 3) if arity is None else (arity,)
+    if not (isinstance(call.func, cst.Name) and call.func.value == function and len(arguments) in arities):
+        return None
+    if any(argument.keyword is not None or argument.star for argument in arguments):
         return None
     if not isinstance(arguments[0].value, cst.Name) or not isinstance(arguments[1].value, cst.SimpleString):
         return None
@@ -226,6 +245,120 @@ def _is_old_forward_mode(node: cst.BaseExpression, holds_old: set[str], scan: _F
             and not isinstance(values[0], cst.Name)
         )
     return False
+
+
+# Calls that hold what they are handed and run with it later: the batch they get is read then.
+_DEFERRING_CALLS = frozenset(
+    {
+        "partial",
+        "partialmethod",
+        "Thread",
+        "Timer",
+        "submit",
+        "call_soon",
+        "call_later",
+        "run_in_executor",
+        "apply_async",
+    }
+)
+# Calls that run a function they are handed before they return (`sorted(..., key=lambda r: ...)`).
+_CALLS_AT_ONCE = frozenset({"sorted", "sort", "min", "max", "sum", "any", "all", "list", "tuple", "set", "dict"})
+
+
+def _holds(value: cst.BaseExpression, params: set[str], closures: _Closures) -> bool:
+    """`value` is a kept parameter, a closure reading one, or a display holding either."""
+    if isinstance(value, cst.Name):
+        return value.value in params or value.value in closures.names
+    if isinstance(value, cst.Lambda):
+        return id(value) in closures.lambdas
+    if isinstance(value, (cst.Tuple, cst.List, cst.Set)):
+        return any(_holds(element.value, params, closures) for element in value.elements)
+    if isinstance(value, cst.Dict):
+        return any(
+            isinstance(element, cst.DictElement) and _holds(element.value, params, closures)
+            for element in value.elements
+        )
+    return False
+
+
+def _keeps(part: cst.CSTNode, params: set[str], closures: _Closures) -> bool:
+    """Whether a statement keeps a parameter that held the old object past the forward (see
+    `_kept_past_the_forward`), outside the functions and lambdas it defines."""
+    for node in _own_nodes(part):
+        if isinstance(node, cst.Assign) and _holds(node.value, params, closures):
+            if any(isinstance(t.target, (cst.Attribute, cst.Subscript)) for t in node.targets):
+                return True
+        # A returned closure runs when its caller calls it (the batch itself, returned, is what the
+        # old object was to that caller).
+        if isinstance(node, cst.Return) and node.value is not None and _holds(node.value, set(), closures):
+            return True
+        if isinstance(node, cst.Call):
+            callee = callee_name(node)
+            for argument in node.args:
+                value = argument.value
+                if not _holds(value, params, closures):
+                    continue
+                if isinstance(value, (cst.Tuple, cst.List, cst.Set, cst.Dict)) or callee in _DEFERRING_CALLS:
+                    return True
+                bare_param = isinstance(value, cst.Name) and value.value in params
+                if (callee in _CONTAINER_ADDS) if bare_param else (callee not in _CALLS_AT_ONCE):
+                    return True
+    return False
+
+
+def _compared_by_identity(part: cst.CSTNode, params: set[str]) -> bool:
+    for node in _own_nodes(part):
+        if not isinstance(node, cst.Comparison):
+            continue
+        operands = [node.left, *(t.comparator for t in node.comparisons)]
+        if not any(isinstance(o, cst.Name) and o.value in params for o in operands):
+            continue
+        if any(isinstance(t.operator, (cst.Is, cst.IsNot)) for t in node.comparisons) and not any(
+            m.matches(operand, m.Name("None")) for operand in operands
+        ):
+            return True  # (`batch is None` holds alike for both)
+    return False
+
+
+def _own_nodes(root: cst.CSTNode) -> list[cst.CSTNode]:
+    """`root` and the nodes below it, not inside a function or a lambda it defines."""
+    found: list[cst.CSTNode] = []
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        found.append(node)
+        if node is not root and isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        pending.extend(node.children)
+    return found
+
+
+class _Closures:
+    """The functions and lambdas of a body that read one of its parameters: a closure kept past
+    the forward reads the batch when it runs."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.lambdas: set[int] = set()
+
+
+def _closures_reading(function: cst.FunctionDef, params: set[str]) -> _Closures:
+    closures = _Closures()
+    pending: list[cst.CSTNode] = list(function.body.children)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            own = {param.name.value for param in all_params(node.params)}
+            if any(isinstance(n, cst.Name) and n.value in params - own for n in m.findall(node.body, m.Name())):
+                if isinstance(node, cst.FunctionDef):
+                    closures.names.add(node.name.value)
+                else:
+                    closures.lambdas.add(id(node))
+            continue
+        if isinstance(node, cst.ClassDef):
+            continue
+        pending.extend(node.children)
+    return closures
 
 
 class ReportSemanticRisks(MigrationCodemod):
@@ -471,27 +604,19 @@ class ReportSemanticRisks(MigrationCodemod):
             self._kept_past_the_forward(scan, {param.name.value for param in facts.old_params})
 
     def _kept_past_the_forward(self, scan: _FunctionScan, params: set[str]) -> None:
-        """A parameter that held the old object, stored (in an attribute, an item, a container) or
-        compared by identity: the old object was a fresh one at every forward, which a stored copy
-        kept as it was; the batch is the scheduler's long-lived one, the same at every forward."""
+        """A parameter that held the old object, kept past the forward or compared by identity: the
+        old object was a fresh one at every forward, which a kept copy held as it was; the batch is
+        the scheduler's long-lived one, the same at every forward. Kept: stored in an attribute or an
+        item, added to a container, put in a tuple, list, set or dict handed to a call or stored
+        (`queue.put((batch, ct))`, `Thread(..., args=(batch,))`), handed to a call that runs later
+        (`partial`, an executor's `submit`), or read in a closure or a lambda that is itself kept so
+        or returned (`result.delay_sample_func = sample`)."""
         if not params:
             return
-        held = m.Name(value=m.MatchIfTrue(params.__contains__))
-        stored_in = m.Attribute() | m.Subscript()
-        stores = m.Assign(targets=[m.ZeroOrMore(), m.AssignTarget(target=stored_in), m.ZeroOrMore()], value=held)
-        adds = m.Call(
-            func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(_CONTAINER_ADDS.__contains__))),
-            args=[m.ZeroOrMore(), m.Arg(value=held), m.ZeroOrMore()],
-        )
-        identity = m.Comparison(left=held) | m.Comparison(
-            comparisons=[m.ZeroOrMore(), m.ComparisonTarget(comparator=held), m.ZeroOrMore()]
-        )
+        closures = _closures_reading(scan.function, params)
         for statement in scan.statements_seen:
-            if isinstance(statement, (cst.If, cst.While)):
-                statement_part: cst.CSTNode = statement.test
-            else:
-                statement_part = statement
-            if m.findall(statement_part, stores | adds):
+            statement_part = statement.test if isinstance(statement, (cst.If, cst.While)) else statement
+            if _keeps(statement_part, params, closures):
                 self.review(
                     statement,
                     "MWB190",
@@ -500,20 +625,13 @@ class ReportSemanticRisks(MigrationCodemod):
                     f"and a later read sees its later changes (a snapshot of it, `{SNAPSHOT_HELPER}`, keeps the old object)",
                 )
                 continue
-            for found in m.findall(statement_part, identity):
-                comparison = cst.ensure_type(found, cst.Comparison)
-                operands = [comparison.left, *(t.comparator for t in comparison.comparisons)]
-                if not any(isinstance(t.operator, (cst.Is, cst.IsNot)) for t in comparison.comparisons) or any(
-                    m.matches(operand, m.Name("None")) for operand in operands
-                ):
-                    continue  # `batch is None` holds alike for both
+            if _compared_by_identity(statement_part, params):
                 self.review(
                     statement,
                     "MWB190",
                     "the parameter that held the old object is compared by identity: it was a new object at every "
                     "forward, and is the scheduler's same batch at every forward now",
                 )
-                break
 
     def _derivation_read(self, function: cst.FunctionDef, facts: FunctionFacts, statement: cst.CSTNode, name: str) -> bool:  # fmt: skip
         """`statement` is an assert of a snapshot read from the live batch (the window proven) on
