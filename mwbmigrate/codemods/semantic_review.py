@@ -600,8 +600,32 @@ class ReportSemanticRisks(MigrationCodemod):
                     "MWB105",
                     f"`{field}` was None in decode/idle on the old object; ScheduleBatch's field is not gated",
                 )
+        self._grammars_before_the_forward(scan, accesses, consuming)
         if node.name.value != "record_batch_in_overlap" or self.state.location.inside_sglang:  # else MWB187
             self._kept_past_the_forward(scan, {param.name.value for param in facts.old_params})
+
+    def _grammars_before_the_forward(self, scan: _FunctionScan, accesses: set[cst.Name], consuming: list[int]) -> None:
+        """`<old>.sampling_info.grammars` read or set before the function's first forward: the old
+        method filled it in when the old object was taken, the target's `init_new` fills it in at the
+        forward, from the requests (over a value set before)."""
+        first_forward = min(consuming, default=None)
+        sampling_infos = {
+            id(read): statement
+            for read, statement in [*scan.reads, *scan.writes]
+            if read.attr.value == "sampling_info" and read.value in accesses
+        }
+        pattern = m.Attribute(value=m.Attribute(attr=m.Name("sampling_info")), attr=m.Name("grammars"))
+        for found in m.findall(scan.function.body, pattern):
+            attribute = cst.ensure_type(found, cst.Attribute)
+            statement = sampling_infos.get(id(attribute.value))
+            if statement is None or (first_forward is not None and self._line(attribute) > first_forward):
+                continue
+            self.review(
+                statement,
+                "MWB104",
+                "`sampling_info.grammars` was filled in by the old method when the old object was taken; the "
+                "target's `init_new` fills it in at the forward, from the requests: read or set it after the forward",
+            )
 
     def _kept_past_the_forward(self, scan: _FunctionScan, params: set[str]) -> None:
         """A parameter that held the old object, kept past the forward or compared by identity: the
