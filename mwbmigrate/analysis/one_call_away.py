@@ -105,6 +105,10 @@ class OneCallAway:
     # Forward-batch takers by name whose every definition in the tree is a method that only reads, from
     # its parameter at `FORWARD_BATCH_POSITION`, fields the live batch holds as the old object did.
     batch_readers: Mapping[str, BatchParameter] = field(default_factory=dict)
+    # Functions by name with a definition that writes an attribute of a parameter the tool does not
+    # take for the old object (neither named `model_worker_batch` nor annotated with the class), or
+    # hands it to such a writer: the parameters written, by position and name.
+    parameter_writers: Mapping[str, frozenset[BatchParameter]] = field(default_factory=dict)
 
 
 def passed_at(call_args: list[object], keywords: Mapping[str, object], parameter: BatchParameter) -> object | None:
@@ -174,7 +178,57 @@ def one_call_away(
             forward_batch_from_sglang(module) and _consumes(function, parameter.name) for function, _, module in defined
         ):
             consumers[name] = parameter
-    return OneCallAway(gated, consumers, viewed, readers)
+    return OneCallAway(gated, consumers, viewed, readers, _parameter_writers(definitions, takes_old))
+
+
+def _parameter_writers(
+    definitions: Mapping[str, list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None, ast.Module]]],
+    takes_old: Mapping[str, str],
+) -> dict[str, frozenset[BatchParameter]]:
+    """`OneCallAway.parameter_writers`, to a fixed point over hand-offs between definitions."""
+    writers: dict[str, set[BatchParameter]] = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, defined in definitions.items():
+            for function, owner, _ in defined:
+                positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+                method = owner is not None
+                if method:
+                    positional = positional[1:]
+                for index, parameter in enumerate(positional):
+                    if parameter == takes_old.get(name):
+                        continue  # judged in its own body
+                    written = BatchParameter(parameter, index, method)
+                    if written in writers.get(name, ()):
+                        continue
+                    if _writes(function, parameter, writers):
+                        writers.setdefault(name, set()).add(written)
+                        changed = True
+    return {name: frozenset(found) for name, found in writers.items()}
+
+
+def _writes(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, writers: Mapping[str, set[BatchParameter]]
+) -> bool:
+    """`function` writes or deletes an attribute of its parameter `name` (`p.x = ...`, `p.x += ...`,
+    `setattr(p, ...)`), or hands `p` to a call of a known writer at a written place."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name:
+            if isinstance(node.ctx, (ast.Store, ast.Del)):
+                return True
+        if not isinstance(node, ast.Call):
+            continue
+        callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+        arguments = [a for a in node.args if not isinstance(a, ast.Starred)]
+        if callee in ("setattr", "delattr") and arguments and isinstance(arguments[0], ast.Name):
+            if arguments[0].id == name:
+                return True
+        for written in writers.get(callee or "", ()):
+            passed = passed_at(list(arguments), {k.arg: k.value for k in node.keywords if k.arg}, written)
+            if isinstance(passed, ast.Name) and passed.id == name:
+                return True
+    return False
 
 
 def _batch_reader(

@@ -601,8 +601,42 @@ class ReportSemanticRisks(MigrationCodemod):
                     f"`{field}` was None in decode/idle on the old object; ScheduleBatch's field is not gated",
                 )
         self._grammars_before_the_forward(scan, accesses, consuming)
+        self._written_one_call_away(node, scan, accesses)
         if node.name.value != "record_batch_in_overlap" or self.state.location.inside_sglang:  # else MWB187
             self._kept_past_the_forward(scan, {param.name.value for param in facts.old_params})
+
+    def _written_one_call_away(self, function: cst.FunctionDef, scan: _FunctionScan, accesses: set[cst.Name]) -> None:
+        """The old object handed to a helper of the tree that writes an attribute of the parameter it
+        takes there, a parameter the tool does not take for the old object, so its own body is not
+        judged (analysis/one_call_away.py): the write hit a throw-away copy, it reaches the batch now."""
+        writers = self.state.project_callers.one_call_away.parameter_writers
+        for call, statement in scan.calls:
+            name = callee_name(call)
+            if name is None or name not in writers or any(argument.star for argument in call.args):
+                continue
+            positional: list[object] = [a.value for a in call.args if a.keyword is None]
+            keywords: dict[str, object] = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+            for written in writers[name]:
+                if isinstance(call.func, cst.Attribute) != written.method:
+                    continue
+                passed = passed_at(positional, keywords, written)
+                if not isinstance(passed, cst.Name) or passed not in accesses:
+                    continue
+                if self._undone_by_isolation(function, passed.value):
+                    self.review(
+                        statement,
+                        "MWB180",
+                        f"`{name}` writes the batch it is handed, which reaches the scheduler's batch; "
+                        f"{self.state.target_version}'s forward isolation sets it back after the forward",
+                    )
+                else:
+                    self.review(
+                        statement,
+                        "MWB106",
+                        f"`{name}` writes attributes of the batch it is handed (`{written.name}`): the write now "
+                        f"mutates the scheduler's ScheduleBatch (it hit a throw-away copy before)",
+                    )
+                break
 
     def _grammars_before_the_forward(self, scan: _FunctionScan, accesses: set[cst.Name], consuming: list[int]) -> None:
         """`<old>.sampling_info.grammars` read or set before the function's first forward: the old
