@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Protocol, Sequence, cast
 
 import libcst as cst
@@ -55,6 +56,47 @@ def param_holds_old_object(codemod: OldClassNamer, param: cst.Param) -> bool:
     return annotation is None or m.matches(annotation, m.Name("Any") | m.Attribute(attr=m.Name("Any")))
 
 
+# Methods that SGLang handed the old object, second after `self` or `cls`: a module function installed
+# over one (`ForwardBatch.init_new = traced_init_new`) takes it there, whatever its parameter is called.
+_OLD_OBJECT_METHODS = frozenset({"init_new", "forward_batch_generation", "forward_batch_embedding"})
+
+
+def _installed_over_old_api(module: cst.Module, function: cst.FunctionDef) -> cst.Param | None:
+    """The second positional parameter of a module function that the module installs over one of
+    `_OLD_OBJECT_METHODS` (`W.forward_batch_generation = f`, `ForwardBatch.init_new = classmethod(f)`,
+    `setattr(W, "init_new", f)`), anywhere in the module."""
+    if function not in module.body or function.name.value not in _installed_functions(module):
+        return None
+    positional = [*function.params.posonly_params, *function.params.params]
+    return positional[1] if len(positional) > 1 else None
+
+
+@functools.lru_cache(maxsize=4)
+def _installed_functions(module: cst.Module) -> frozenset[str]:
+    method = m.Attribute(attr=m.Name(value=m.MatchIfTrue(_OLD_OBJECT_METHODS.__contains__)))
+    found: set[str] = set()
+
+    def function_named(value: cst.BaseExpression) -> str | None:
+        # `f`, or `classmethod(f)` / `staticmethod(f)` / `types.MethodType(f, ...)`: the first argument
+        while isinstance(value, cst.Call) and value.args:
+            value = value.args[0].value
+        return value.value if isinstance(value, cst.Name) else None
+
+    for assign in m.findall(module, m.Assign()):
+        assign = cst.ensure_type(assign, cst.Assign)
+        if any(m.matches(t.target, method) for t in assign.targets):
+            name = function_named(assign.value)
+            if name is not None:
+                found.add(name)
+    for call in m.findall(module, m.Call(func=m.Name("setattr"), args=[m.Arg(), m.Arg(m.SimpleString()), m.Arg()])):
+        call = cst.ensure_type(call, cst.Call)
+        attribute = cst.ensure_type(call.args[1].value, cst.SimpleString).evaluated_value
+        name = function_named(call.args[2].value)
+        if attribute in _OLD_OBJECT_METHODS and name is not None:
+            found.add(name)
+    return frozenset(found)
+
+
 def local_method_owners(codemod: MigrationCodemod) -> frozenset[str]:
     """Classes in this module defining `get_model_worker_batch`, SGLang's ScheduleBatch excepted."""
     state = codemod.state
@@ -97,10 +139,11 @@ def function_facts(codemod: MigrationCodemod, function: cst.FunctionDef) -> Func
     scope = codemod.get_metadata(ScopeProvider, function.body, None)
     proof = None if scope is None else WindowProof(codemod.module, function, scope, codemod.state.window_facts)
     keep_snapshots = not codemod.state.live_batch
+    installed = _installed_over_old_api(codemod.module, function)
     facts = analyse_function(
         codemod,
         function,
-        lambda param: param_holds_old_object(codemod, param),
+        lambda param: param is installed or param_holds_old_object(codemod, param),
         skip_receivers=receivers_with_own_method(codemod, function),
         proof=proof,
         keep_snapshots=keep_snapshots,

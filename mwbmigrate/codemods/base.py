@@ -55,6 +55,13 @@ __all__ = [
 
 # The tokens of the old API itself: a module with neither has nothing any codemod migrates.
 OLD_API: tuple[str, ...] = (OLD_CLASS, OLD_PARAMETER)  # the method's name contains the parameter's
+# A function installed over a method SGLang handed the old object takes it, whatever its parameter is
+# called (codemods/_shared.py): the module that installs it acts on it.
+INSTALLED_OVER_OLD_API: tuple[str, ...] = (
+    ".init_new = ",
+    ".forward_batch_generation = ",
+    ".forward_batch_embedding = ",
+)
 # Those that rewrite old-API sites need the two reports: semantic-review marks the hazards of each
 # rewrite, wild-shapes the version-gated code that must not be rewritten blindly (without them a
 # rewrite changes behaviour with nothing said).

@@ -27,7 +27,7 @@ from libcst.metadata import Assignment, QualifiedNameSource, Scope, ScopeProvide
 
 from mwbmigrate.analysis.old_api import FIELDS_COMPUTED_FROM_REQS, RENAMED_FIELDS
 from mwbmigrate.codemods._shared import function_facts
-from mwbmigrate.codemods.base import OLD_API, REPORTS, MigrationCodemod, MigrationState, NodeSet
+from mwbmigrate.codemods.base import INSTALLED_OVER_OLD_API, OLD_API, REPORTS, MigrationCodemod, MigrationState, NodeSet
 
 # List methods that neither change the list nor hand it on; any other attribute of it may.
 READ_ONLY_METHODS = frozenset({"copy", "count", "index", "__len__", "__contains__", "__getitem__", "__iter__"})
@@ -86,7 +86,7 @@ class RenameOldObjectFields(MigrationCodemod):
     CODE = "MWB006"
     NAME = "field-renames"
     SUMMARY = "Rename `extend_seq_lens`/`extend_prefix_lens` and compute `lora_ids`/`dllm_block_offsets` from reqs on old-object receivers."
-    TRIGGERS = OLD_API
+    TRIGGERS = (*OLD_API, *INSTALLED_OVER_OLD_API)
     BODY_WORDS = (*RENAMED_FIELDS, *FIELDS_COMPUTED_FROM_REQS)
     REVIEW_CODES = ("MWB109", "MWB148", "MWB149")
     REQUIRES = REPORTS

@@ -53,7 +53,7 @@ from mwbmigrate.analysis.receivers import FunctionFacts, all_params, old_method_
 from mwbmigrate.analysis.target_versions import overrides_are_arguments
 from mwbmigrate.analysis.window import WindowProof
 from mwbmigrate.codemods._shared import function_facts
-from mwbmigrate.codemods.base import MigrationCodemod
+from mwbmigrate.codemods.base import INSTALLED_OVER_OLD_API, MigrationCodemod
 
 # Methods that keep their argument in a container: `seen.append(batch)`.
 _CONTAINER_ADDS = frozenset({"append", "appendleft", "add", "insert", "put", "put_nowait", "setdefault"})
@@ -365,7 +365,7 @@ class ReportSemanticRisks(MigrationCodemod):
     CODE = "MWB010"
     NAME = "semantic-review"
     SUMMARY = "Mark sites whose meaning changes with the migration (one-shot overrides, derived and ungated reads, copy semantics)."
-    TRIGGERS = (OLD_PARAMETER, OLD_CLASS)
+    TRIGGERS = (OLD_PARAMETER, OLD_CLASS, *INSTALLED_OVER_OLD_API)
     REVIEW_CODES = (
         "MWB103",
         "MWB104",

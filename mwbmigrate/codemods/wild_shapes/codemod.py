@@ -12,7 +12,7 @@ from mwbmigrate.analysis.names import OLD_PARAMETER
 from mwbmigrate.analysis.old_api import OLD_CLASS
 from mwbmigrate.analysis.version_gates import dotted
 from mwbmigrate.codemods._shared import function_facts
-from mwbmigrate.codemods.base import MigrationCodemod, MigrationState
+from mwbmigrate.codemods.base import INSTALLED_OVER_OLD_API, MigrationCodemod, MigrationState
 from mwbmigrate.codemods.wild_shapes.call_shapes import CallShapeReporter
 from mwbmigrate.codemods.wild_shapes.construction import ConstructionReporter
 from mwbmigrate.codemods.wild_shapes.copies import CopyReporter
@@ -63,7 +63,7 @@ class ReportWildShapes(MigrationCodemod):
     NAME = "wild-shapes"
     SUMMARY = "Mark old-API shapes of forks, plugins and tests (shims, fakes, monkeypatches, stubs, copies, fork-only fields); rewrites nothing."
     METADATA_DEPENDENCIES = (ScopeProvider,)
-    TRIGGERS: ClassVar[tuple[str, ...]] = (OLD_PARAMETER, OLD_CLASS, BUFFER, RECORDER)
+    TRIGGERS: ClassVar[tuple[str, ...]] = (OLD_PARAMETER, OLD_CLASS, BUFFER, RECORDER, *INSTALLED_OVER_OLD_API)
     REVIEW_CODES: ClassVar[tuple[str, ...]] = tuple(sorted({code for reporter in REPORTERS for code in reporter.CODES}))
 
     @classmethod
