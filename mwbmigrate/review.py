@@ -166,7 +166,9 @@ _CODES = (
         "MWB104",
         "a read of a value the old object derived (`capture_hidden_mode`, an overridden `seq_lens_cpu`)",
         """`get_model_worker_batch()` computed `capture_hidden_mode` (from the spec info and the
-        requests) and put an overriding `seq_lens_cpu_cache` into `seq_lens_cpu`. `ScheduleBatch` holds
+        requests), put an overriding `seq_lens_cpu_cache` into `seq_lens_cpu`, and filled in
+        `sampling_info.grammars` (which 0.5.13's `init_new` fills in at the forward: a read or a write
+        of it before the forward is reported too). `ScheduleBatch` holds
         neither: its `capture_hidden_mode` is None unless just set, and its `seq_lens_cpu` is the
         scheduler's. The derived values exist on the `ForwardBatch` that `init_new` builds.""",
         """
@@ -210,7 +212,9 @@ _CODES = (
         "MWB106",
         "a write to the former old object now mutates the scheduler's long-lived batch",
         """Writes to the snapshot were thrown away after the forward. The same write on `ScheduleBatch`
-        stays: the scheduler, the next forward, and the overlap thread all see it.""",
+        stays: the scheduler, the next forward, and the overlap thread all see it. A write through a
+        local alias, a tuple target or `setattr` with a literal name counts, and so does the old object
+        handed to a helper of the tree that writes the parameter it takes there.""",
         """
         def _step(self, model_worker_batch):
             model_worker_batch.input_ids = self.draft_ids
@@ -229,8 +233,9 @@ _CODES = (
         "MWB190",
         "the former old object kept past the forward, or compared by identity",
         """A worker got a fresh `ModelWorkerBatch` at every forward: one it stored (in an attribute,
-        a container) kept the values it had then, and one compared by identity was a new object each
-        time. The parameter now holds the scheduler's long-lived `ScheduleBatch`, the same object at
+        a container, a tuple it queued, a `partial`, a thread's arguments, or a closure or lambda it
+        kept or returned) kept the values it had then, and one compared by identity was a new object
+        each time. The parameter now holds the scheduler's long-lived `ScheduleBatch`, the same object at
         every forward: a later read of the stored one sees the batch's later changes, and an identity
         test that told forwards apart is true every time.""",
         """

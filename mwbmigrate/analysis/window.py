@@ -254,6 +254,19 @@ def writes_override_reset(function: cst.FunctionDef, name: str) -> str | None:
     return _scan(function.body, _OverrideWrites(frozenset({name}))) or _computed_reset(function, name)
 
 
+def writes_reached(module: cst.Module, function: cst.FunctionDef, name: str) -> tuple[str | None, str | None]:
+    """`writes_consumed_field` and `writes_override_reset` of `name` in `function`, or of the
+    parameter that takes it in a function `function` hands it to (`handed_to`)."""
+    consumed, reset = writes_consumed_field(function, name), writes_override_reset(function, name)
+    for callee, parameter in handed_to(module, function, name):
+        where = f" in `{callee.name.value}()`, handed `{name}`"
+        if consumed is None and (found := writes_consumed_field(callee, parameter)) is not None:
+            consumed = found + where
+        if reset is None and (found := writes_override_reset(callee, parameter)) is not None:
+            reset = found + where
+    return consumed, reset
+
+
 def _may_be_reset(value: cst.BaseExpression, reset: str) -> bool:
     """Whether a written value may be the reset one: anything but another constant (`True`,
     a number, a string, an enum member such as `CaptureHiddenMode.FULL`)."""
@@ -434,28 +447,56 @@ def reflects_on_signatures(module: cst.Module) -> str | None:
 
 
 def reflection_reached(module: cst.Module, function: cst.FunctionDef, name: str) -> str | None:
-    """Reflection on the class or attributes of what `name` holds: in `function`, or in a function of
-    the module that `function` hands it to (as a positional or keyword argument)."""
+    """Reflection on the class or attributes of what `name` holds: in `function`, or in a function
+    `function` hands it to (`handed_to`)."""
     found = _scan(function.body, _Reflection(frozenset({name})))
     if found is not None:
         return found
-    functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
-    for call in (cst.ensure_type(node, cst.Call) for node in m.findall(function.body, m.Call())):
-        callee = functions.get(call.func.value) if isinstance(call.func, cst.Name) else None
-        if callee is None:
-            continue
-        positional = [p.name.value for p in (*callee.params.posonly_params, *callee.params.params)]
-        for index, argument in enumerate(call.args):
-            if not _names(argument.value, frozenset({name})) or argument.star:
-                continue
-            if argument.keyword is not None:
-                parameter: str | None = argument.keyword.value
-            else:
-                parameter = positional[index] if index < len(positional) else None
-            reached = _scan(callee.body, _Reflection(frozenset({parameter}))) if parameter else None
-            if reached is not None:
-                return f"{reached} in `{callee.name.value}()`, handed `{name}`"
+    for callee, parameter in handed_to(module, function, name):
+        reached = _scan(callee.body, _Reflection(frozenset({parameter})))
+        if reached is not None:
+            return f"{reached} in `{callee.name.value}()`, handed `{name}`"
     return None
+
+
+def handed_to(module: cst.Module, function: cst.FunctionDef, name: str) -> list[tuple[cst.FunctionDef, str]]:
+    """The functions of the module `function` hands `name` to, as a positional or keyword argument,
+    each with the parameter that takes it: a module function or a function nested in `function`
+    called by its name, or a method of any class of the module called as an attribute of that name
+    (`self.check(mwb)`, `self.drafter.check(mwb)`: which class's method runs is not resolved, so each
+    one of that name counts)."""
+    functions: dict[str, list[cst.FunctionDef]] = {}
+    methods: dict[str, list[cst.FunctionDef]] = {}
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef):
+            functions.setdefault(statement.name.value, []).append(statement)
+    for node in m.findall(module, m.ClassDef()):
+        for member in cst.ensure_type(node, cst.ClassDef).body.body:
+            if isinstance(member, cst.FunctionDef):
+                methods.setdefault(member.name.value, []).append(member)
+    for node in m.findall(function.body, m.FunctionDef()):
+        nested = cst.ensure_type(node, cst.FunctionDef)
+        functions.setdefault(nested.name.value, []).append(nested)
+    found: list[tuple[cst.FunctionDef, str]] = []
+    for call in (cst.ensure_type(node, cst.Call) for node in m.findall(function.body, m.Call())):
+        if isinstance(call.func, cst.Name):
+            callees, skipped = functions.get(call.func.value, []), 0
+        elif isinstance(call.func, cst.Attribute):
+            callees, skipped = methods.get(call.func.attr.value, []), 1  # after `self`
+        else:
+            continue
+        for callee in callees:
+            positional = [p.name.value for p in (*callee.params.posonly_params, *callee.params.params)][skipped:]
+            for index, argument in enumerate(call.args):
+                if not _names(argument.value, frozenset({name})) or argument.star:
+                    continue
+                if argument.keyword is not None:
+                    parameter: str | None = argument.keyword.value
+                else:
+                    parameter = positional[index] if index < len(positional) else None
+                if parameter is not None and callee is not function:
+                    found.append((callee, parameter))
+    return found
 
 
 def _code(node: cst.CSTNode) -> str:

@@ -56,8 +56,7 @@ from mwbmigrate.analysis.window import (
     reflects_on_signatures,
     statement_code,
     window_end,
-    writes_consumed_field,
-    writes_override_reset,
+    writes_reached,
 )
 from mwbmigrate.codemods._shared import bound_name, function_facts, receivers_with_own_method
 from mwbmigrate.codemods.base import (
@@ -449,13 +448,12 @@ class DropWorkerBatchCalls(MigrationCodemod):
             if changed is not None:
                 reasons.append(f"in this function {changed}{_REQUESTS_READ}")
         if function is not None and name is not None:
-            consumed = writes_consumed_field(function, name)
+            consumed, reset = writes_reached(self.module, function, name)
             if consumed is not None:
                 reasons.append(
                     f"{consumed} is written: the old object had no such field and its forward never read it, "
                     f"the target's `init_new` reads it on the kept snapshot"
                 )
-            reset = writes_override_reset(function, name)
             if reset is not None:
                 reasons.append(
                     f"{reset} writes, or may write, the reset value a consuming forward writes: straight after a read of that "
