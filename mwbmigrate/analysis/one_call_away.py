@@ -105,9 +105,10 @@ class OneCallAway:
     # Forward-batch takers by name whose every definition in the tree is a method that only reads, from
     # its parameter at `FORWARD_BATCH_POSITION`, fields the live batch holds as the old object did.
     batch_readers: Mapping[str, BatchParameter] = field(default_factory=dict)
-    # Functions by name with a definition that writes an attribute of a parameter the tool does not
-    # take for the old object (neither named `model_worker_batch` nor annotated with the class), or
-    # hands it to such a writer: the parameters written, by position and name.
+    # Functions by name with a definition that writes an attribute of a parameter, or hands it to such
+    # a writer, where no definition of that name takes the old object (a parameter named
+    # `model_worker_batch` or annotated with the class, judged in its own body): the parameters
+    # written, by position and name.
     parameter_writers: Mapping[str, frozenset[BatchParameter]] = field(default_factory=dict)
 
 
@@ -191,14 +192,14 @@ def _parameter_writers(
     while changed:
         changed = False
         for name, defined in definitions.items():
+            if name in takes_old:
+                continue  # a definition of that name takes the old object: the call may reach it, judged there
             for function, owner, _ in defined:
                 positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
                 method = owner is not None
                 if method:
                     positional = positional[1:]
                 for index, parameter in enumerate(positional):
-                    if parameter == takes_old.get(name):
-                        continue  # judged in its own body
                     written = BatchParameter(parameter, index, method)
                     if written in writers.get(name, ()):
                         continue
