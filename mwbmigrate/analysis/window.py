@@ -327,10 +327,16 @@ def _tests_old_class(arguments: Sequence[cst.Arg]) -> bool:
 
 
 def _names_old_field(arguments: Sequence[cst.Arg]) -> bool:
-    """The probe names one of the old object's fields as a literal: the snapshot answers it alike."""
+    """The probe names, as a literal, a name the snapshot answers as the old object did: one of its
+    fields, or a public name that is no field and no consumer's read (both lack it). A private or
+    special name (`__slots__`, `_consumer_values`) and a consumer's read (`extend_lens`) it answers
+    otherwise."""
     if not arguments or not isinstance(arguments[0].value, cst.SimpleString):
         return False
-    return arguments[0].value.raw_value in OLD_OBJECT_FIELDS
+    name = arguments[0].value.raw_value
+    return name in OLD_OBJECT_FIELDS or (
+        name.isidentifier() and not name.startswith("_") and name not in CONSUMER_READS
+    )
 
 
 def _catches_attribute_error(handler: cst.ExceptHandler) -> bool:
