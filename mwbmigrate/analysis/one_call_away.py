@@ -33,7 +33,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -110,6 +110,11 @@ class OneCallAway:
     # `model_worker_batch` or annotated with the class, judged in its own body): the parameters
     # written, by position and name.
     parameter_writers: Mapping[str, frozenset[BatchParameter]] = field(default_factory=dict)
+    # Functions by name that some caller in the tree hands a name it reads again after the call (later
+    # in the caller, in a loop around the call, or in the caller's own callers where it hands on its
+    # parameter), or that is read as a value (its callers unknown): what a call of one writes on the
+    # object it is handed, the caller may read.
+    read_after_the_call: frozenset[str] = frozenset()
 
 
 def passed_at(call_args: list[object], keywords: Mapping[str, object], parameter: BatchParameter) -> object | None:
@@ -179,7 +184,74 @@ def one_call_away(
             forward_batch_from_sglang(module) and _consumes(function, parameter.name) for function, _, module in defined
         ):
             consumers[name] = parameter
-    return OneCallAway(gated, consumers, viewed, readers, _parameter_writers(definitions, takes_old))
+    return OneCallAway(
+        gated,
+        consumers,
+        viewed,
+        readers,
+        _parameter_writers(definitions, takes_old),
+        _read_after(calls, escapes, definitions),
+    )
+
+
+def _read_after(
+    calls: Mapping[str, list[tuple[ast.Call, ast.FunctionDef | ast.AsyncFunctionDef | None]]],
+    escapes: Container[str],
+    defined: Iterable[str],
+) -> frozenset[str]:
+    """`OneCallAway.read_after_the_call` of the functions `defined` in the parsed modules, to a fixed
+    point over callers that hand on their parameter."""
+    definitions_named = set(defined)
+    found = {name for name in definitions_named if name in escapes}
+    handing_on: dict[str, set[str]] = {}  # callee -> callers that hand it their own parameter
+    uses = functools.cache(_NameUses)
+    for name, sites in calls.items():
+        if name not in definitions_named:
+            continue
+        for call, caller in sites:
+            if caller is None:
+                continue
+            handed = {a.id for a in [*call.args, *(k.value for k in call.keywords)] if isinstance(a, ast.Name)}
+            if not handed:
+                continue
+            if uses(caller).read_again(call, handed):
+                found.add(name)
+            parameters = {a.arg for a in (*caller.args.posonlyargs, *caller.args.args, *caller.args.kwonlyargs)}
+            if handed & parameters:
+                handing_on.setdefault(name, set()).add(caller.name)
+    changed = True
+    while changed:
+        changed = False
+        for name, callers in handing_on.items():
+            if name not in found and callers & found:
+                found.add(name)
+                changed = True
+    return frozenset(found)
+
+
+class _NameUses:
+    """Where a function reads each name, and its loops, read once per function."""
+
+    def __init__(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.reads: dict[str, list[tuple[int, int]]] = {}
+        self.loops: list[ast.AST] = []
+        for node in ast.walk(function):
+            if isinstance(node, ast.Name):
+                self.reads.setdefault(node.id, []).append((node.lineno, node.col_offset))
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+                self.loops.append(node)
+
+    def read_again(self, call: ast.Call, names: set[str]) -> bool:
+        """One of `names` is read after `call` ends, or `call` sits in a loop."""
+        end = (call.end_lineno or call.lineno, call.end_col_offset or 0)
+        if any(position >= end for name in names for position in self.reads.get(name, ())):
+            return True
+        start = (call.lineno, call.col_offset)
+        return any(
+            (loop.lineno, loop.col_offset) <= start and end <= (loop.end_lineno or 0, loop.end_col_offset or 0)
+            for loop in self.loops
+            if isinstance(loop, (ast.For, ast.AsyncFor, ast.While))
+        )
 
 
 def _parameter_writers(

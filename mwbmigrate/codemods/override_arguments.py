@@ -49,6 +49,7 @@ from mwbmigrate.analysis.calls import callee_name
 from mwbmigrate.analysis.names import ONE_SHOT_OVERRIDES
 from mwbmigrate.analysis.old_api import CAPTURE_MODE_HELPER, OVERRIDE_ARGUMENT, SNAPSHOT_HELPER
 from mwbmigrate.analysis.override_sites import (
+    CONSUMING_CALLS,
     OverrideWrite,
     escaping_snapshots,
     kept_snapshots,
@@ -635,16 +636,29 @@ class PassOverridesAsArguments(MigrationCodemod):
     def _folded_on_a_handed_parameter(self, frame: FunctionFrame, statement: cst.CSTNode, batch: str) -> None:
         """A write folded on a parameter of a function this module hands a kept snapshot: the old
         object kept the write, which the caller may read after the call; the keyword does not."""
-        handed = self._handed_snapshots.get(frame.function.name.value)
-        if handed is None or batch not in {param.name.value for param in all_params(frame.function.params)}:
+        if batch not in {param.name.value for param in all_params(frame.function.params)}:
             return
-        self.review(
-            statement,
-            "MWB138",
-            f"the override written on `{batch}` is passed as a keyword here, and `{handed}` hands this function a "
-            f"kept snapshot: the old object kept the write for the caller, which the snapshot no longer does; "
-            f"write it on the snapshot in the caller too if the caller reads it",
-        )
+        name = frame.function.name.value
+        handed = self._handed_snapshots.get(name)
+        if handed is not None:
+            self.review(
+                statement,
+                "MWB138",
+                f"the override written on `{batch}` is passed as a keyword here, and `{handed}` hands this function a "
+                f"kept snapshot: the old object kept the write for the caller, which the snapshot no longer does; "
+                f"write it on the snapshot in the caller too if the caller reads it",
+            )
+        elif name not in CONSUMING_CALLS and (
+            name in self.state.project_callers.one_call_away.read_after_the_call
+            or not self.state.project_callers.complete
+        ):  # (a worker's own forward: the target's scheduler and workers call it, and read no override after)
+            self.review(
+                statement,
+                "MWB138",
+                f"the override written on `{batch}` is passed as a keyword here, and a caller of `{name}` reads what it "
+                f"handed after the call: the old object kept the write for that caller, the keyword does not; "
+                f"write it where the caller reads it too",
+            )
 
     @staticmethod
     def _reaches_a_hand_off(
