@@ -247,6 +247,8 @@ def _is_old_forward_mode(node: cst.BaseExpression, holds_old: set[str], scan: _F
     return False
 
 
+# What the old method derived `capture_hidden_mode` from.
+_DERIVATION_INPUTS = frozenset({"spec_info", "return_hidden_states"})
 # Calls that hold what they are handed and run with it later: the batch they get is read then.
 _DEFERRING_CALLS = frozenset(
     {
@@ -601,6 +603,7 @@ class ReportSemanticRisks(MigrationCodemod):
                     f"`{field}` was None in decode/idle on the old object; ScheduleBatch's field is not gated",
                 )
         self._grammars_before_the_forward(scan, accesses, consuming)
+        self._derivation_inputs_written(scan, accesses, facts)
         self._written_one_call_away(node, scan, accesses)
         if node.name.value != "record_batch_in_overlap" or self.state.location.inside_sglang:  # else MWB187
             self._kept_past_the_forward(scan, {param.name.value for param in facts.old_params})
@@ -637,6 +640,51 @@ class ReportSemanticRisks(MigrationCodemod):
                         f"mutates the scheduler's ScheduleBatch (it hit a throw-away copy before)",
                     )
                 break
+
+    def _derivation_inputs_written(self, scan: _FunctionScan, accesses: set[cst.Name], facts: FunctionFacts) -> None:
+        """`spec_info` or `return_hidden_states` written through the old object before a forward of
+        it, with no capture mode written on it in between: the old object's `capture_hidden_mode` was
+        derived from them when it was taken, and the old `init_new` read that field; the target's
+        derives it at the forward, from the values written. Only where nothing before this function
+        may have set the mode: on a snapshot taken here, or on the parameter of a worker's own
+        forward, which the scheduler hands the batch (a helper's caller may set it, as SGLang's EAGLE
+        workers do before `_draft_extend_for_prefill`)."""
+        worker_forward = scan.function.name.value in CONSUMING_CALLS - {"init_new"}
+        own = set(facts.aliases) | ({p.name.value for p in facts.old_params} if worker_forward else set())
+        # A speculative worker's own base forward (`super().forward_batch_generation`) puts its own
+        # speculative input on the batch and sets the mode itself, in both releases.
+        speculative = any(self._undone_by_isolation(scan.function, name) for name in own)
+        forwards = [
+            (self._line(call), call)
+            for call, _ in scan.calls
+            if callee_name(call) in CONSUMING_CALLS
+            and any(argument.value in accesses for argument in call.args)
+            and not (speculative and m.matches(call.func, m.Attribute(value=m.Call(func=m.Name("super")))))
+        ]
+        for target, statement in scan.writes:
+            if target.attr.value not in _DERIVATION_INPUTS or target.value not in accesses:
+                continue
+            name = cst.ensure_type(target.value, cst.Name).value
+            if name not in own:
+                continue
+            line = self._line(target)
+            later = [at for at, _ in forwards if at > line]
+            if not later:
+                continue
+            modes = [
+                self._line(t)
+                for t, _ in scan.writes
+                if t.attr.value == "capture_hidden_mode" and isinstance(t.value, cst.Name) and t.value.value == name
+            ]
+            if any(line < at < min(later) for at in modes):
+                continue  # the mode is set on it before the forward: that value is passed
+            self.review(
+                statement,
+                "MWB104",
+                f"`{target.attr.value}` written before a forward: the old object's `capture_hidden_mode` was derived "
+                f"from it when the old object was taken, the target's `init_new` derives it at the forward from "
+                f"the value written here; set `capture_hidden_mode` explicitly before the forward",
+            )
 
     def _grammars_before_the_forward(self, scan: _FunctionScan, accesses: set[cst.Name], consuming: list[int]) -> None:
         """`<old>.sampling_info.grammars` read or set before the function's first forward: the old
