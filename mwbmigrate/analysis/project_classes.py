@@ -217,6 +217,20 @@ def _parse(path: str, display: str, data: bytes) -> _Module | None:
     return module
 
 
+def _returned_values(module: _Module, value: ast.expr) -> list[ast.expr]:
+    """What a factory's `return` may hand back: the value, either branch of a conditional or operand
+    of `and`/`or`, or any value of a dict it indexes (a module-level one by name, or a literal)."""
+    if isinstance(value, ast.IfExp):
+        return [*_returned_values(module, value.body), *_returned_values(module, value.orelse)]
+    if isinstance(value, ast.BoolOp):
+        return [found for operand in value.values for found in _returned_values(module, operand)]
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
+        return [found for item in module.dicts.get(value.value.id, []) for found in _returned_values(module, item)]
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Dict):
+        return [found for item in value.value.values for found in _returned_values(module, item)]
+    return [value]
+
+
 class _Index:
     def __init__(self, modules: dict[str, _Module]) -> None:
         self.modules = modules
@@ -302,10 +316,7 @@ class _Index:
                 for node in ast.walk(statement):
                     if not isinstance(node, ast.Return) or node.value is None:
                         continue
-                    values: list[ast.expr] = [node.value]
-                    if isinstance(node.value, ast.Subscript) and isinstance(node.value.value, ast.Name):
-                        values = module.dicts.get(node.value.value.id, [])
-                    for value in values:
+                    for value in _returned_values(module, node.value):
                         dotted = _dotted(value)
                         target = self.resolve(module, dotted) if dotted is not None else None
                         if target is not None and target[0] != "sglang":
