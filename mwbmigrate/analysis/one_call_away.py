@@ -110,10 +110,10 @@ class OneCallAway:
     # `model_worker_batch` or annotated with the class, judged in its own body): the parameters
     # written, by position and name.
     parameter_writers: Mapping[str, frozenset[BatchParameter]] = field(default_factory=dict)
-    # Functions by name that some caller in the tree hands a name it reads again after the call (later
-    # in the caller, in a loop around the call, or in the caller's own callers where it hands on its
-    # parameter), or that is read as a value (its callers unknown): what a call of one writes on the
-    # object it is handed, the caller may read.
+    # Functions by name that some caller in the tree hands a name it uses again after the call, reading
+    # an override field of it or using it whole (later in the caller, in a loop around the call, or in
+    # the caller's own callers where it hands on its parameter), or that is read as a value (its
+    # callers unknown): an override a call of one writes on the object it is handed, the caller may read.
     read_after_the_call: frozenset[str] = frozenset()
 
 
@@ -230,19 +230,27 @@ def _read_after(
 
 
 class _NameUses:
-    """Where a function reads each name, and its loops, read once per function."""
+    """Where a function uses each name in a way that may observe an override field written on what
+    it holds, and its loops, read once per function. A read of another attribute of it cannot (`x.seq_lens`);
+    a read of an override field can, and so can any use of it whole (handed to a call, a forward
+    included, stored, returned)."""
 
     def __init__(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.reads: dict[str, list[tuple[int, int]]] = {}
         self.loops: list[ast.AST] = []
+        other_fields = {
+            id(node.value)
+            for node in ast.walk(function)
+            if isinstance(node, ast.Attribute) and node.attr not in ONE_SHOT_OVERRIDES
+        }
         for node in ast.walk(function):
-            if isinstance(node, ast.Name):
+            if isinstance(node, ast.Name) and id(node) not in other_fields:
                 self.reads.setdefault(node.id, []).append((node.lineno, node.col_offset))
             elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
                 self.loops.append(node)
 
     def read_again(self, call: ast.Call, names: set[str]) -> bool:
-        """One of `names` is read after `call` ends, or `call` sits in a loop."""
+        """One of `names` is used so after `call` ends, or `call` sits in a loop."""
         end = (call.end_lineno or call.lineno, call.end_col_offset or 0)
         if any(position >= end for name in names for position in self.reads.get(name, ())):
             return True
