@@ -559,7 +559,7 @@ def _consumes(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bo
         return False
     index, call = consuming[0]
     if any(_returns(statement) for statement in function.body[:index]):
-        return False  # a path that returns before `init_new` leaves the override on the batch
+        return False  # a path that returns or raises before `init_new` leaves the override on the batch
     allowed = {id(call.args[0])}
     for node in ast.walk(function):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name:
@@ -571,11 +571,12 @@ def _consumes(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bo
 
 
 def _returns(statement: ast.stmt) -> bool:
-    """A `return` in `statement`, outside the functions and classes it defines."""
+    """A `return` or a `raise` in `statement`, outside the functions and classes it defines: a caller
+    that catches what it raises goes on with the override left on the batch."""
     pending: list[ast.AST] = [statement]
     while pending:
         node = pending.pop()
-        if isinstance(node, ast.Return):
+        if isinstance(node, (ast.Return, ast.Raise)):
             return True
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             pending.extend(ast.iter_child_nodes(node))

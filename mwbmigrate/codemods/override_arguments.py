@@ -64,6 +64,7 @@ from mwbmigrate.analysis.receivers import all_params
 from mwbmigrate.analysis.target_versions import (
     OVERRIDE_KEYWORDS,
     TARGET_VERSIONS,
+    at_least,
     init_new_parameters,
     overrides_are_arguments,
 )
@@ -468,6 +469,16 @@ class PassOverridesAsArguments(MigrationCodemod):
             m.matches(first, m.Call(func=m.Name(SNAPSHOT_HELPER))) or _code(first) in self._held_snapshots
         )
         if not inline and batch not in frame.kept | frame.held_aliases.keys():
+            receiver = _receiver_name(call) or ""
+            if batch in frame.batch_names and "draft" in receiver and at_least(self.state.target_version, "0.5.17"):
+                self.review(
+                    original,
+                    "MWB138",
+                    f"`{batch}` goes to `{receiver}`, which may run on a draft runner: from 0.5.17 a `TpModelWorker` "
+                    f"there derives NULL (the batch's request for hidden states ignored), where the old forward read "
+                    f"the mode the old object carried; pass it `capture_hidden_mode={CAPTURE_MODE_HELPER}(...)` if it "
+                    f"is one (a speculative worker takes none)",
+                )
             return call
         if m.matches(call.func, m.Attribute(value=m.Name("self"))):
             return call  # the class's own forward: worker-signatures gives it what its kind takes
